@@ -1,0 +1,104 @@
+# posenc: `make` builds the site into site/, `make test` checks everything. `make help` lists targets.
+#
+# Dependencies are real files: a figure depends on its script, on the helper's files and on the
+# style file (not on the posenc/ directory, whose timestamp does not change when a file in it is
+# edited). Stale figures are queued and rendered in ONE Python process, so Matplotlib is imported
+# once per build rather than once per figure.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+.DEFAULT_GOAL := all
+MAKEFLAGS += --no-builtin-rules
+
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+VENV_STAMP := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+
+FIGURE_DIR := docs/figures
+FIGURE_SCRIPTS := $(sort $(wildcard figures_src/*.py))
+FIGURES := $(patsubst figures_src/%.py,$(FIGURE_DIR)/%.svg,$(FIGURE_SCRIPTS))
+FIGURE_QUEUE := build/stale-figures
+FIGURE_STAMP := build/figures.stamp
+# What a figure script can see of posenc: the library, the plotting helper and its style.
+FIGURE_INPUTS := posenc/__init__.py posenc/_checks.py posenc/encodings.py posenc/plotting.py \
+                 posenc/render.py posenc/posenc.mplstyle
+
+LIBRARY := $(sort $(wildcard posenc/*.py))
+VERIFY_REPORT := build/verify.json
+SITE_STAMP := build/site.stamp
+SITE_INPUTS = mkdocs.yml $(LIBRARY) $(shell find docs hooks overrides -type f -not -path 'docs/figures/*' -not -path '*/__pycache__/*' -not -name '.*')
+
+step = @printf '\n==> %s\n' $(1)
+
+.PHONY: all figures verify site serve test bench clean help
+
+all: site ## Build everything: venv, figures, derivations, site/ (the default)
+
+help: ## List the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
+
+$(VENV_STAMP): requirements.lock pyproject.toml
+	$(call step,"creating $(VENV) from requirements.lock")
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(PY) -m ipykernel install --prefix $(VENV) --name python3 >/dev/null
+	@touch $@
+
+$(NODE_STAMP): package-lock.json
+	$(call step,"installing KaTeX and axe-core with npm ci")
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# Each stale figure only joins the queue; the stamp's recipe then renders the whole queue in
+# one process. A failed render leaves the queue and no stamp, so the next `make` retries it.
+$(FIGURES): $(FIGURE_DIR)/%.svg: figures_src/%.py $(FIGURE_INPUTS) $(VENV_STAMP)
+	@mkdir -p $(dir $(FIGURE_QUEUE))
+	@echo $< >> $(FIGURE_QUEUE)
+
+$(FIGURE_STAMP): $(FIGURES)
+	@mkdir -p $(dir $@)
+	@if [ -s $(FIGURE_QUEUE) ]; then \
+	  printf '\n==> rendering %s stale figure(s)\n' "$$(sort -u $(FIGURE_QUEUE) | wc -l)"; \
+	  $(PY) -m posenc.render --out $(FIGURE_DIR) $$(sort -u $(FIGURE_QUEUE)); \
+	  rm -f $(FIGURE_QUEUE); \
+	fi
+	@# A figure whose script was deleted must not linger on the site.
+	@for f in $(FIGURE_DIR)/*.svg; do \
+	  [ -e "$$f" ] || continue; s=figures_src/$$(basename "$${f%.svg}").py; \
+	  [ -f "$$s" ] || { echo "removing $$f (no $$s)"; rm -f "$$f" "$${f%.svg}.json"; }; \
+	done
+	@touch $@
+
+figures: $(FIGURE_STAMP) ## Render every stale figure (one process for the stale set)
+
+$(VERIFY_REPORT): $(LIBRARY) $(VENV_STAMP)
+	$(call step,"proving the derivations")
+	@mkdir -p $(dir $@)
+	$(PY) -m posenc.verify --report $@
+
+verify: $(VERIFY_REPORT) ## Prove every derivation with SymPy (python -m posenc.verify)
+
+$(SITE_STAMP): $(FIGURE_STAMP) $(VERIFY_REPORT) $(NODE_STAMP) $(SITE_INPUTS)
+	$(call step,"building the site with mkdocs build --strict")
+	$(VENV)/bin/mkdocs build --strict
+	@touch $@
+
+site: $(SITE_STAMP) ## Build the site into site/ (strict: any warning fails)
+
+serve: figures $(VERIFY_REPORT) $(NODE_STAMP) ## Preview with live reload (re-renders edited figures)
+	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
+
+test: all ## Run every test, browser tests included
+	$(call step,"running the tests")
+	$(PY) -m pytest
+
+bench: all ## Print build and render timings (figures, not pass/fail)
+	$(PY) tests/benchmark.py
+
+clean: ## Remove everything make generates (venv and node_modules included)
+	rm -rf site build $(FIGURE_DIR) .cache $(VENV) node_modules .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,334 @@
+"""MkDocs hook of the posenc site: page markers, generated pages, and build-time math.
+
+Markers in a page's Markdown, expanded before MkDocs parses it (an unknown marker, figure
+or derivation ID stops the build):
+
+``{{ figure: NAME }}``
+    The figure ``docs/figures/NAME.svg`` with its size, alt text and caption (all from the
+    ``.json`` that ``posenc.plotting.save`` wrote) and a link to the page of its script.
+``{{ ref: ID }}``
+    A link to derivation ``ID`` on the Derivations page.
+``{{ eq: ID }}``
+    Derivation ``ID``'s statement as a display equation, followed by a link to its proof.
+``{{ calc FORMAT: EXPRESSION }}``
+    ``EXPRESSION`` evaluated with ``posenc`` and ``np`` in scope, formatted with ``FORMAT``
+    (a format spec such as ``.4f``; arrays are formatted element by element).
+``{{ derivations }}``
+    Every registered derivation: statement, assumptions, proof steps, source and BibTeX.
+
+Generated pages (never files in ``docs/``): ``figures/NAME/`` for each rendered figure and
+``derivations/source/`` with the SymPy source of every proof.
+
+After each page is rendered, TeX in ``\\(...\\)``/``\\[...\\]`` (from pymdownx.arithmatex)
+and ``$...$``/``$$...$$`` in notebook Markdown cells is rendered to HTML by KaTeX in one
+Node process, so pages ship no math JavaScript and need no network.
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+import json
+import logging
+import pathlib
+import posixpath
+import re
+import shutil
+import subprocess
+import textwrap
+
+import numpy as np
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+
+import posenc
+from posenc import derivations as _derivations  # noqa: F401 - registers every derivation
+from posenc.registry import REGISTRY
+
+log = logging.getLogger("mkdocs.hooks.posenc")
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FIGURES = ROOT / "docs" / "figures"
+VERIFY_REPORT = ROOT / "build" / "verify.json"
+KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
+MARKER = re.compile(r"\{\{\s*(?P<kind>[a-z]+)(?:\s+(?P<spec>[^:}]*?))?\s*(?::\s*(?P<arg>.*?))?\s*\}\}")
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+
+
+def _relative(page_src: str, target: str) -> str:
+    """Path from the Markdown file ``page_src`` to the docs file ``target``."""
+    return posixpath.relpath(target, posixpath.dirname(page_src) or ".")
+
+
+def _figure_meta(name: str) -> dict:
+    path = FIGURES / f"{name}.json"
+    if not path.is_file():
+        raise PluginError(f"unknown figure {name!r}: no figures_src/{name}.py has been rendered (run make)")
+    return json.loads(path.read_text())
+
+
+def _figure(name: str, page_src: str, *, link_source: bool = True) -> str:
+    meta = _figure_meta(name)
+    alt = meta["alt"].replace("[", "(").replace("]", ")")
+    image = _relative(page_src, f"figures/{name}.svg")
+    source = f' [Source: `{meta["script"]}`]({_relative(page_src, f"figures/{name}.md")})' if link_source else ""
+    return (
+        f'\n<figure class="posenc-figure" id="fig-{name}" markdown="span">\n'
+        f'![{alt}]({image}){{ width="{meta["width"]}" height="{meta["height"]}" }}\n'
+        f'<figcaption markdown="span">**{meta["title"]}** {meta["caption"]}{source}</figcaption>\n'
+        "</figure>\n"
+    )
+
+
+def _derivation(identifier: str):
+    if identifier not in REGISTRY:
+        raise PluginError(f"unknown derivation ID {identifier!r} (known: {', '.join(REGISTRY)})")
+    return REGISTRY[identifier]
+
+
+def _ref(identifier: str, page_src: str) -> str:
+    entry = _derivation(identifier)
+    target = _relative(page_src, "derivations/index.md")
+    return f'[`{identifier}`]({target}#{identifier} "{entry.title}")'
+
+
+def _eq(identifier: str, page_src: str) -> str:
+    entry = _derivation(identifier)
+    return f"\n$$\n{entry.statement}\n$$\n\n<p class=\"posenc-eq-ref\" markdown=\"span\">Proved as {_ref(identifier, page_src)}</p>\n"
+
+
+def _calc(expression: str, spec: str | None) -> str:
+    try:
+        value = eval(expression, {"__builtins__": {}}, {"posenc": posenc, "np": np, "range": range, "abs": abs})  # noqa: S307
+    except Exception as error:  # noqa: BLE001 - name the marker that failed
+        raise PluginError(f"calc marker {expression!r} failed: {type(error).__name__}: {error}") from error
+    array = np.asarray(value)
+    if array.ndim == 0:
+        return format(array.item(), spec or "")
+    return "[" + ", ".join(format(v, spec or "") for v in array.ravel().tolist()) + "]"
+
+
+def _verify_report() -> dict:
+    """The report ``python -m posenc.verify --report`` wrote; refuse a missing or stale one."""
+    if not VERIFY_REPORT.is_file():
+        raise PluginError("no derivation report: run `make verify` (or `make`) before building the site")
+    sources = [pathlib.Path(posenc.__file__).with_name(n) for n in ("derivations.py", "registry.py", "encodings.py")]
+    if any(source.stat().st_mtime > VERIFY_REPORT.stat().st_mtime for source in sources):
+        raise PluginError("the derivation report is older than posenc's sources: run `make verify`")
+    report = json.loads(VERIFY_REPORT.read_text())
+    failed = [i for i in REGISTRY if report.get(i, {}).get("status") != "proved"]
+    if failed:
+        raise PluginError(f"derivations not proved in the last `make verify`: {', '.join(failed)}")
+    return report
+
+
+def _bibtex(entry, site_url: str) -> str:
+    return textwrap.dedent(
+        f"""\
+        @misc{{posenc-{entry.id},
+          title        = {{{{{entry.title}}} (posenc derivation {entry.id})}},
+          author       = {{{{posenc contributors}}}},
+          howpublished = {{\\url{{{site_url}derivations/#{entry.id}}}}},
+          note         = {{Statement proved with SymPy; stable ID {entry.id}}},
+          year         = {{2026}}
+        }}"""
+    )
+
+
+def _derivations(page_src: str, site_url: str) -> str:
+    report = _verify_report()
+    source_page = _relative(page_src, "derivations/source.md")
+    parts = []
+    for entry in REGISTRY.values():
+        seconds = report[entry.id]["seconds"]
+        steps = "\n".join(f"{n}. {step}" for n, step in enumerate(entry.steps, 1))
+        assumptions = "; ".join(entry.assumptions)
+        bibtex = textwrap.indent(_bibtex(entry, site_url), "        ")
+        parts.append(
+            f"## {entry.title} {{ #{entry.id} }}\n\n"
+            f"**ID** `{entry.id}` · proved by SymPy in {seconds:.2f} s at build time · "
+            f"[SymPy source]({source_page}#{entry.id})\n\n"
+            f"$$\n{entry.statement}\n$$\n\n"
+            f"{entry.summary}\n\n"
+            f"**Assumptions:** {assumptions}.\n\n"
+            f"**Proof.**\n\n{steps}\n\n"
+            f'??? quote "Cite this derivation"\n\n    ```bibtex\n{bibtex}\n    ```\n'
+        )
+    return "\n".join(parts)
+
+
+def _derivation_sources() -> str:
+    parts = [
+        "---\ntitle: SymPy sources of the derivations\n"
+        "description: The SymPy proof and the NumPy cross-check behind every derivation ID of posenc.\n---\n\n"
+        "# SymPy sources of the derivations\n\n"
+        "Each section holds the proof that `python -m posenc.verify` runs for one ID, then the numeric "
+        "cross-check against the posenc NumPy functions. The code lives in `posenc/derivations.py`.\n"
+    ]
+    for entry in REGISTRY.values():
+        code = inspect.getsource(entry.prove)
+        if entry.check is not None:
+            code += "\n\n" + inspect.getsource(entry.check)
+        parts.append(
+            f"\n## `{entry.id}` {{ #{entry.id} }}\n\n[Back to the statement](index.md#{entry.id})\n\n```python\n{code}```\n"
+        )
+    return "".join(parts)
+
+
+def _figure_page(name: str) -> str:
+    meta = _figure_meta(name)
+    code = (ROOT / meta["script"]).read_text()
+    first = meta["caption"].split(". ")[0].rstrip(".")
+    return (
+        f"---\ntitle: {json.dumps('Figure: ' + meta['title'].rstrip('.'))}\ndescription: {json.dumps(first + '.')}\n---\n\n"
+        f"# {meta['title'].rstrip('.')}\n\n{{{{ figure: {name} }}}}\n\n"
+        f"## Script {{ #script }}\n\n`{meta['script']}` draws this figure; `make` runs it again whenever it "
+        "or the posenc helper changes.\n\n"
+        f"```python\n{code}```\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# MkDocs events
+
+_serving = False
+
+
+def on_startup(command, dirty):
+    global _serving
+    _serving = command == "serve"
+
+
+def on_pre_build(config):
+    """While previewing, bring stale figures and the derivation report up to date first."""
+    if _serving:
+        result = subprocess.run(["make", "--no-print-directory", "figures", "verify"], cwd=ROOT)
+        if result.returncode:
+            log.error("make figures verify failed; the preview shows the last good figures")
+
+
+def on_files(files, config):
+    """Add the generated pages: one per rendered figure, and the derivations' sources."""
+    for meta_path in sorted(FIGURES.glob("*.json")):
+        files.append(File.generated(config, f"figures/{meta_path.stem}.md", content=_figure_page(meta_path.stem)))
+    files.append(File.generated(config, "derivations/source.md", content=_derivation_sources()))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    src = page.file.src_uri
+    if not page.meta.get("description"):
+        log.warning(f"page {src} has no description in its front matter (needed for search results and previews)")
+
+    def expand(match: re.Match) -> str:
+        kind, spec, arg = match["kind"], match["spec"], (match["arg"] or "").strip()
+        if kind == "figure":
+            return _figure(arg, src, link_source=not src.startswith("figures/"))
+        if kind == "ref":
+            return _ref(arg, src)
+        if kind == "eq":
+            return _eq(arg, src)
+        if kind == "calc":
+            return _calc(arg, spec)
+        if kind == "derivations":
+            return _derivations(src, config["site_url"])
+        raise PluginError(f"{src}: unknown marker {match[0]!r}")
+
+    # Markers inside fenced code blocks are shown, not expanded.
+    pieces, last = [], 0
+    for fence in FENCE.finditer(markdown):
+        pieces.append(MARKER.sub(expand, markdown[last : fence.start()]))
+        pieces.append(fence[0])
+        last = fence.end()
+    pieces.append(MARKER.sub(expand, markdown[last:]))
+    return "".join(pieces)
+
+
+class _KaTeX:
+    """One Node process running KaTeX for the whole build."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+        self.cache: dict[tuple[str, bool], str] = {}
+
+    def render(self, tex: str, display: bool, where: str) -> str:
+        key = (tex, display)
+        if key not in self.cache:
+            if self.process is None:
+                if not KATEX_DIST.is_dir():
+                    raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
+                self.process = subprocess.Popen(
+                    ["node", str(pathlib.Path(__file__).with_name("katex_server.js"))],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                )
+            self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
+            self.process.stdin.flush()
+            answer = json.loads(self.process.stdout.readline())
+            if "error" in answer:
+                raise PluginError(f"{where}: math does not render: {answer['error']}")
+            self.cache[key] = answer["html"]
+        return self.cache[key]
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+KATEX = _KaTeX()
+ARITHMATEX = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])\s*</(?P=tag)>', re.S
+)
+NOTEBOOK_MARKDOWN = re.compile(r'(<div class="[^"]*jp-RenderedMarkdown[^"]*"[^>]*>)(.*?)(</div>)', re.S)
+NOTEBOOK_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$", re.S)
+CODE = re.compile(r"(<(pre|code)\b.*?</\2>)", re.S)
+
+
+def _notebook_cell(cell_html: str, where: str) -> str:
+    """Render ``$...$`` and ``$$...$$`` in a notebook Markdown cell, leaving code alone."""
+    pieces = CODE.split(cell_html)
+    out = []
+    for index, piece in enumerate(pieces):
+        if index % 3 == 1:
+            out.append(piece)
+        elif index % 3 == 0:
+            out.append(
+                NOTEBOOK_MATH.sub(
+                    lambda m: KATEX.render(
+                        html.unescape(m["display"] if m["display"] is not None else m["inline"]),
+                        m["display"] is not None,
+                        where,
+                    ),
+                    piece,
+                )
+            )
+    return "".join(out)
+
+
+def on_post_page(output, page, config):
+    where = page.file.src_uri
+
+    def arithmatex(match: re.Match) -> str:
+        display = match["display"] is not None
+        tex = html.unescape(match["display"] if display else match["inline"])
+        rendered = KATEX.render(tex, display, where)
+        return f'<div class="posenc-math">{rendered}</div>' if display else rendered
+
+    output = ARITHMATEX.sub(arithmatex, output)
+    if "jp-RenderedMarkdown" in output:
+        output = NOTEBOOK_MARKDOWN.sub(lambda m: m[1] + _notebook_cell(m[2], where) + m[3], output)
+    return output
+
+
+def on_post_build(config):
+    """Ship KaTeX's stylesheet and fonts with the site; stop the KaTeX process."""
+    KATEX.close()
+    target = pathlib.Path(config["site_dir"]) / "assets" / "katex"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(KATEX_DIST / "katex.min.css", target / "katex.min.css")
+    shutil.copytree(KATEX_DIST / "fonts", target / "fonts", dirs_exist_ok=True)
+
+
+def on_shutdown():
+    KATEX.close()

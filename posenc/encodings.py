@@ -1,0 +1,208 @@
+"""Positional encodings in NumPy: sinusoidal, its shift operator and kernel, RoPE and ALiBi.
+
+Conventions (see the site's deep dive and the derivation registry, ``posenc.derivations``):
+
+* ``width`` is the model width d; pair ``r`` (0 <= r < d/2) has frequency
+  ``omega_r = base ** (-2 r / d)`` (derivation ``wavelength``).
+* Position ids are explicit integers; nothing assumes a sequence starts at 0.
+* The "interleaved" layout puts sin(t omega_r) at channel 2r and cos(t omega_r) at 2r + 1
+  (the original paper); "halves" puts every sine first, then every cosine.
+"""
+
+from __future__ import annotations
+
+
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from . import _checks
+
+DEFAULT_BASE = 10000.0
+
+
+def frequencies(width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
+    """Angular frequency of every sine/cosine pair: ``omega_r = base ** (-2 r / width)``.
+
+    Used on the deep dive ("Build one position vector") and by derivation ``wavelength``.
+
+    >>> frequencies(8).round(4).tolist()
+    [1.0, 0.1, 0.01, 0.001]
+    """
+    width = _checks.width(width)
+    base = _checks.base(base)
+    pair = np.arange(width // 2, dtype=np.float64)
+    return base ** (-2.0 * pair / width)
+
+
+def wavelengths(width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
+    """Wavelength of every pair in positions, ``2 pi / omega_r`` (derivation ``wavelength``).
+
+    >>> wavelengths(8).round(2).tolist()
+    [6.28, 62.83, 628.32, 6283.19]
+    """
+    return 2.0 * np.pi / frequencies(width, base=base)
+
+
+def _arrange(sines: np.ndarray, cosines: np.ndarray, layout: str) -> np.ndarray:
+    """Place per-pair sines and cosines (shape (..., d/2)) into channels of the given layout."""
+    if layout == "halves":
+        return np.concatenate([sines, cosines], axis=-1)
+    out = np.empty(sines.shape[:-1] + (2 * sines.shape[-1],), dtype=sines.dtype)
+    out[..., 0::2] = sines
+    out[..., 1::2] = cosines
+    return out
+
+
+def sinusoidal(
+    position_ids: ArrayLike,
+    width: int,
+    *,
+    base: float = DEFAULT_BASE,
+    layout: str = "interleaved",
+    dtype: DTypeLike = np.float64,
+) -> np.ndarray:
+    """The sinusoidal encoding P(t) of each position id, one row per id.
+
+    Returns an array of shape ``(len(position_ids), width)``. The phases are computed in
+    float64 and the result is rounded to ``dtype`` once at the end.
+
+    >>> sinusoidal([2], 8).round(4).tolist()[0][:4]
+    [0.9093, -0.4161, 0.1987, 0.9801]
+    """
+    ids = _checks.position_ids(position_ids)
+    width = _checks.width(width)
+    layout = _checks.layout(layout)
+    dtype = _checks.float_dtype(dtype)
+    phases = np.multiply.outer(ids.astype(np.float64), frequencies(width, base=base))
+    return _arrange(np.sin(phases), np.cos(phases), layout).astype(dtype)
+
+
+def _pair_rotation(angle: np.ndarray) -> np.ndarray:
+    """The matrix [[cos a, sin a], [-sin a, cos a]] that advances (sin x, cos x) to x + a."""
+    cos, sin = np.cos(angle), np.sin(angle)
+    return np.stack([np.stack([cos, sin], -1), np.stack([-sin, cos], -1)], -2)
+
+
+def shift_operator(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
+    """The block-diagonal matrix T_k with ``P(t + k) = T_k @ P(t)`` (interleaved layout).
+
+    ``offset`` is one number (result ``(width, width)``) or an array of them (result
+    ``offset.shape + (width, width)``). T_k does not depend on t: derivation ``block-shift``.
+    """
+    k = _checks.offsets(offset)
+    omega = frequencies(width, base=base)
+    blocks = _pair_rotation(np.multiply.outer(k, omega))  # (..., d/2, 2, 2)
+    out = np.zeros(k.shape + (width, width))
+    for r in range(omega.size):
+        out[..., 2 * r : 2 * r + 2, 2 * r : 2 * r + 2] = blocks[..., r, :, :]
+    return out
+
+
+def kernel(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray | float:
+    """The dot product ``P(t) . P(t + offset) = sum_r cos(omega_r * offset)`` (derivation ``kernel``).
+
+    Returns a float for a scalar offset and an array of the offsets' shape otherwise.
+
+    >>> round(kernel(6, 8), 2)
+    3.78
+    """
+    k = _checks.offsets(offset)
+    values = np.cos(np.multiply.outer(k, frequencies(width, base=base))).sum(axis=-1)
+    return float(values) if values.ndim == 0 else values
+
+
+def squared_distance(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray | float:
+    """``|P(t) - P(t + offset)|^2 = width - 2 * kernel(offset)`` (derivation ``distance``).
+
+    Computed as ``4 sum_r sin^2(omega_r offset / 2)``, which keeps full relative accuracy
+    at small offsets where ``width - 2 kernel`` would cancel.
+    """
+    k = _checks.offsets(offset)
+    half = np.sin(0.5 * np.multiply.outer(k, frequencies(width, base=base)))
+    values = 4.0 * np.square(half).sum(axis=-1)
+    return float(values) if values.ndim == 0 else values
+
+
+def rope(
+    x: ArrayLike,
+    position_ids: ArrayLike,
+    *,
+    base: float = DEFAULT_BASE,
+    layout: str = "interleaved",
+) -> np.ndarray:
+    """Rotary position embedding: rotate each channel pair of row j by ``position_ids[j] * omega_r``.
+
+    ``x`` has shape ``(..., n, d)`` with d even and ``n == len(position_ids)``. "interleaved"
+    pairs channels (2r, 2r + 1) as in RoFormer and GPT-J; "halves" pairs channel r with
+    r + d/2 as in GPT-NeoX. Scores of rotated queries and keys depend only on the offset:
+    derivation ``rope-relative``.
+    """
+    values = np.asarray(x)
+    if values.dtype == np.bool_ or not (
+        np.issubdtype(values.dtype, np.floating) or np.issubdtype(values.dtype, np.integer)
+    ):
+        raise TypeError(f"x must be a real array, got dtype {values.dtype}")
+    if values.ndim < 2:
+        raise ValueError(f"x must have shape (..., n, d) with at least 2 axes, got shape {values.shape}")
+    d = values.shape[-1]
+    if d == 0 or d % 2:
+        raise ValueError(f"x's last axis must be a positive even size (channels come in pairs), got {d}")
+    ids = _checks.position_ids(position_ids)
+    if ids.size != values.shape[-2]:
+        raise ValueError(
+            f"position_ids must have one id per row of x: got {ids.size} ids for {values.shape[-2]} rows"
+        )
+    layout = _checks.layout(layout)
+    angles = np.multiply.outer(ids.astype(np.float64), frequencies(d, base=base))  # (n, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    values = values.astype(np.result_type(values.dtype, np.float64))
+    if layout == "interleaved":
+        first, second = values[..., 0::2], values[..., 1::2]
+    else:
+        first, second = values[..., : d // 2], values[..., d // 2 :]
+    rotated_first = first * cos - second * sin
+    rotated_second = first * sin + second * cos
+    if layout == "halves":
+        return np.concatenate([rotated_first, rotated_second], axis=-1)
+    out = np.empty_like(values)
+    out[..., 0::2] = rotated_first
+    out[..., 1::2] = rotated_second
+    return out
+
+
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """ALiBi's per-head slopes (derivation ``alibi-slopes``).
+
+    For a power of two n the slopes are ``2 ** (-8 h / n)``, h = 1..n. Otherwise, with m the
+    largest power of two below n, the first m slopes are those of m heads and the rest are
+    every other slope of 2m heads, as in the ALiBi reference code.
+
+    >>> alibi_slopes(4).tolist()
+    [0.25, 0.0625, 0.015625, 0.00390625]
+    """
+    n = _checks.integer("n_heads", n_heads, minimum=1)
+
+    def power_of_two(count: int) -> np.ndarray:
+        return 2.0 ** (-8.0 * np.arange(1, count + 1) / count)
+
+    m = 1 << (n.bit_length() - 1)
+    if m == n:
+        return power_of_two(n)
+    return np.concatenate([power_of_two(m), power_of_two(2 * m)[0::2][: n - m]])
+
+
+def alibi_bias(n_heads: int, length: int) -> np.ndarray:
+    """Causal ALiBi bias, shape ``(n_heads, length, length)``.
+
+    Entry ``[h, i, j]`` is ``-slope_h * (i - j)`` for keys j <= i and ``-inf`` above the
+    diagonal, where the causal mask hides future keys.
+    """
+    slopes = alibi_slopes(n_heads)
+    length = _checks.integer("length", length, minimum=0)
+    i = np.arange(length)
+    distance = (i[:, None] - i[None, :]).astype(np.float64)
+    bias = -slopes[:, None, None] * distance
+    return np.where(distance[None] >= 0, bias, -np.inf)
+
+

@@ -1,0 +1,163 @@
+"""The figure helper shared by every script in ``figures_src/``: style, sizes, colours, save.
+
+A figure script calls :func:`new_figure`, draws, and ends with :func:`save`. The saved
+file's name is the calling script's name (``figures_src/kernel.py`` writes ``kernel.svg``),
+so a script and its figure cannot drift apart. Beside the SVG, :func:`save` writes
+``<name>.json`` with the figure's pixel size, title, caption and alt text, which the site
+reads to give every ``<img>`` its size and description.
+
+Importing this module does not change Matplotlib's state; :func:`new_figure` applies the
+style file ``posenc.mplstyle`` that lives next to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import json
+import os
+import pathlib
+import tempfile
+from collections.abc import Iterator
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # figures are files; never open a window
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+STYLE_FILE = pathlib.Path(__file__).with_name("posenc.mplstyle")
+
+#: Width of the page's text column in inches (672 CSS pixels at 96 px per inch).
+FULL_WIDTH = 7.0
+#: Width for a figure meant to sit at half the column.
+HALF_WIDTH = 3.4
+#: CSS pixels per inch; the recorded <img> size uses it.
+PX_PER_INCH = 96
+
+#: Named colours (Okabe-Ito, safe for the common colour-vision deficiencies). They read on
+#: the white figure background in both of the site's colour schemes.
+BLUE = "#0072B2"
+VERMILLION = "#D55E00"
+GREEN = "#009E73"
+PURPLE = "#CC79A7"
+ORANGE = "#E69F00"
+SKY = "#56B4E9"
+GREY = "#6b6b6b"
+#: Sine channels are drawn in BLUE and cosine channels in VERMILLION on every figure.
+SINE = BLUE
+COSINE = VERMILLION
+#: Colormaps: sequential data and signed data (diverging, centred at zero by the caller).
+SEQUENTIAL = "viridis"
+DIVERGING = "RdBu_r"
+
+_output_dir: pathlib.Path | None = None
+
+
+@contextlib.contextmanager
+def writing_to(directory: os.PathLike[str] | str) -> Iterator[pathlib.Path]:
+    """Within this block, :func:`save` writes into ``directory`` instead of ``docs/figures``."""
+    global _output_dir
+    previous, _output_dir = _output_dir, pathlib.Path(directory)
+    try:
+        yield _output_dir
+    finally:
+        _output_dir = previous
+
+
+def new_figure(width: float = FULL_WIDTH, aspect: float = 0.45, **subplots: Any) -> tuple[Figure, Any]:
+    """Apply the posenc style and return ``(figure, axes)`` sized ``width`` x ``width * aspect`` inches.
+
+    Extra keyword arguments go to :func:`matplotlib.pyplot.subplots` (``ncols``, ``sharey``...).
+    """
+    if not (0 < width <= 2 * FULL_WIDTH):
+        raise ValueError(f"width must be in (0, {2 * FULL_WIDTH}] inches, got {width}")
+    if not (0.1 <= aspect <= 3):
+        raise ValueError(f"aspect must be in [0.1, 3], got {aspect}")
+    plt.style.use(STYLE_FILE)
+    return plt.subplots(figsize=(width, width * aspect), **subplots)
+
+
+def _calling_script() -> tuple[pathlib.Path, dict[str, Any]]:
+    """The file and globals of the nearest caller outside the posenc package."""
+    package = pathlib.Path(__file__).resolve().parent
+    for frame_info in inspect.stack()[2:]:
+        filename = frame_info.frame.f_globals.get("__file__")
+        if filename and pathlib.Path(filename).resolve().parent != package:
+            return pathlib.Path(filename).resolve(), frame_info.frame.f_globals
+    raise RuntimeError("save() must be called from a figure script, not from the posenc package")
+
+
+def _atomic_write(path: pathlib.Path, write: Any) -> None:
+    """Call ``write(file)`` on a temporary file beside ``path``, then rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            write(file)
+        os.chmod(temporary, 0o644)  # mkstemp creates 0600; the site is served to everyone
+        os.replace(temporary, path)
+    except BaseException:
+        pathlib.Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def describe(script_globals: dict[str, Any]) -> dict[str, str]:
+    """Title, caption and alt text of a figure script: docstring line 1, the rest, and ``ALT``."""
+    doc = inspect.cleandoc(script_globals.get("__doc__") or "")
+    title, _, caption = doc.partition("\n")
+    alt = script_globals.get("ALT", "")
+    if not title.strip() or not caption.strip():
+        raise ValueError("a figure script needs a docstring: the figure's title, a blank line, then its caption")
+    if not isinstance(alt, str) or len(alt.split()) < 5:
+        raise ValueError("a figure script needs ALT: a sentence (5+ words) saying what the figure shows")
+    return {"title": title.strip(), "caption": " ".join(caption.split()), "alt": " ".join(alt.split())}
+
+
+def save(fig: Figure) -> pathlib.Path:
+    """Write ``fig`` as ``<script name>.svg`` plus its ``.json`` description; return the SVG path.
+
+    The SVG is deterministic (fixed id salt, no date or creator metadata) and both files are
+    written atomically, so an interrupted script never leaves a partial figure behind.
+    """
+    script, script_globals = _calling_script()
+    directory = _output_dir or script.parent.parent / "docs" / "figures"
+    svg_path = directory / f"{script.stem}.svg"
+    width, height = (round(v * PX_PER_INCH) for v in fig.get_size_inches())
+    meta = describe(script_globals) | {"width": width, "height": height, "script": f"figures_src/{script.name}"}
+    meta_bytes = (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode()
+    _atomic_write(svg_path.with_suffix(".json"), lambda file: file.write(meta_bytes))
+    _atomic_write(svg_path, lambda file: fig.savefig(file, format="svg", metadata={"Date": None, "Creator": None}))
+    plt.close(fig)
+    return svg_path
+
+
+def heatmap(
+    ax: Any,
+    values: Any,
+    *,
+    signed: bool = True,
+    colorbar_label: str | None = None,
+    extent: tuple[float, float, float, float] | None = None,
+) -> Any:
+    """Draw a matrix as an image on ``ax`` (row 0 at the top) and return the image.
+
+    Signed data uses the diverging colormap centred at zero (symmetric limits); other data
+    the sequential one. The image is embedded as a raster inside the SVG, which keeps dense
+    heatmaps small. With ``colorbar_label`` a labelled colour bar is added beside ``ax``.
+    """
+    import numpy as np
+
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 2:
+        raise ValueError(f"values must be a 2-D array, got shape {array.shape}")
+    if signed:
+        limit = float(np.max(np.abs(array[np.isfinite(array)]))) or 1.0
+        options = {"cmap": DIVERGING, "vmin": -limit, "vmax": limit}
+    else:
+        options = {"cmap": SEQUENTIAL}
+    image = ax.imshow(array, aspect="auto", interpolation="nearest", extent=extent, **options)
+    if colorbar_label is not None:
+        ax.figure.colorbar(image, ax=ax, label=colorbar_label)
+    return image

@@ -1,0 +1,95 @@
+"""Prove every registered derivation: ``python -m posenc.verify [ID ...]``.
+
+Prints one line per ID with its status and time and exits with status 1 naming every
+derivation that failed or ran past its time budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import pathlib
+import signal
+import sys
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+from . import derivations  # noqa: F401 - importing registers every entry
+from .registry import REGISTRY, Derivation
+
+
+class BudgetExceeded(Exception):
+    """A derivation ran longer than its ``budget_seconds``."""
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Raise :class:`BudgetExceeded` in the main thread once ``seconds`` have passed."""
+
+    def expire(signum: int, frame: object) -> None:
+        raise BudgetExceeded(f"exceeded its time budget of {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run(entry: Derivation, *, seed: int = 0) -> str | None:
+    """Prove and numerically check one derivation; return the failure message or None."""
+    if entry.check is None:
+        return "has no numeric check"
+    try:
+        with time_budget(entry.budget_seconds):
+            entry.prove()
+            rng = np.random.default_rng(seed)
+            for _ in range(3):
+                entry.check(rng)
+    except BudgetExceeded as error:
+        return str(error)
+    except Exception as error:  # noqa: BLE001 - any error is a failed proof, reported by ID
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("ids", nargs="*", help="derivation IDs to run (default: all)")
+    parser.add_argument("--report", type=pathlib.Path, help="write each ID's status and time to this JSON file")
+    args = parser.parse_args(argv)
+    unknown = [i for i in args.ids if i not in REGISTRY]
+    if unknown:
+        parser.error(f"unknown derivation ID: {', '.join(unknown)} (known: {', '.join(REGISTRY)})")
+    failed, report = [], {}
+    start_all = time.perf_counter()
+    for entry in (REGISTRY[i] for i in args.ids or REGISTRY):
+        start = time.perf_counter()
+        problem = run(entry)
+        elapsed = time.perf_counter() - start
+        status = "proved" if problem is None else f"FAILED {problem}"
+        print(f"  {entry.id:<30} {status}  ({elapsed:.2f} s)", flush=True)
+        report[entry.id] = {"status": "proved" if problem is None else "failed", "seconds": round(elapsed, 2)}
+        if problem is not None:
+            failed.append(entry.id)
+    total = time.perf_counter() - start_all
+    if args.report is not None:
+        # Written even when something failed, so the site build can refuse it by ID.
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        temporary = args.report.with_suffix(".part")
+        temporary.write_text(json.dumps(report, indent=1) + "\n")
+        temporary.replace(args.report)
+    if failed:
+        print(f"{len(failed)} derivation(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    print(f"all {len(args.ids or REGISTRY)} derivations proved in {total:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""Shared fixtures: the built site served from 127.0.0.1, and Debian's Chromium via Playwright."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import pathlib
+import threading
+import xml.etree.ElementTree as ElementTree
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SITE = ROOT / "site"
+CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
+# Every host name resolves to nothing except the loopback address the site is served from,
+# so neither a page nor Chromium itself can reach (or even look up) another machine.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+
+
+class _SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves site/ quietly, answering unknown paths with the site's own 404 page."""
+
+    def log_message(self, format, *args):  # noqa: A002 - the stdlib's signature
+        pass
+
+    def send_error(self, code, message=None, explain=None):
+        page = SITE / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+@pytest.fixture(scope="session")
+def site_dir() -> pathlib.Path:
+    if not (SITE / "index.html").is_file():
+        pytest.fail("site/ is not built: run `make` (or `make test`, which builds it first)")
+    return SITE
+
+
+@pytest.fixture(scope="session")
+def base_url(site_dir) -> str:
+    handler = functools.partial(_SiteHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site_paths(site_dir) -> list[str]:
+    """The path of every page of the built site, from its sitemap."""
+    tree = ElementTree.parse(site_dir / "sitemap.xml")
+    locations = [element.text for element in tree.iter() if element.tag.endswith("loc")]
+    paths = sorted(urlparse(location).path for location in locations)
+    assert paths and "/" in paths, "the sitemap lists no pages"
+    return paths
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.access(CHROMIUM, os.X_OK):
+        message = f"Chromium not found at {CHROMIUM} (install Debian's chromium or set POSENC_CHROMIUM)"
+        if os.environ.get("CI"):
+            pytest.fail(message)  # browser tests never skip in CI
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(params=["light", "dark"])
+def scheme(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def context(browser, scheme):
+    """A fresh browser context in one colour scheme, service workers blocked."""
+    context = browser.new_context(
+        color_scheme=scheme, service_workers="block", viewport={"width": 1280, "height": 900}
+    )
+    yield context
+    context.close()

@@ -53,13 +53,17 @@ $(NODE_STAMP): package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-# Each stale figure only joins the queue; the stamp's recipe then renders the whole queue in
-# one process. A failed render leaves the queue and no stamp, so the next `make` retries it.
+# A stale figure is deleted at once and joins the queue; the stamp's recipe then renders the
+# whole queue in one process. Deleting first means an interrupted or failed render leaves the
+# figure missing, so no later `make` can take the old file as fresh.
 $(FIGURES): $(FIGURE_DIR)/%.svg: figures_src/%.py $(FIGURE_INPUTS) $(VENV_STAMP)
 	@mkdir -p $(dir $(FIGURE_QUEUE))
+	@rm -f $@ $(@:.svg=.json)
 	@echo $< >> $(FIGURE_QUEUE)
 
-$(FIGURE_STAMP): $(FIGURES)
+# The folder is a prerequisite too: deleting a script changes its timestamp, so the orphan
+# figure is removed below.
+$(FIGURE_STAMP): $(FIGURES) figures_src
 	@mkdir -p $(dir $@)
 	@if [ -s $(FIGURE_QUEUE) ]; then \
 	  printf '\n==> rendering %s stale figure(s)\n' "$$(sort -u $(FIGURE_QUEUE) | wc -l)"; \

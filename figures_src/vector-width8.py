@@ -13,7 +13,7 @@ from posenc import plotting
 ALT = (
     "Two bar charts of the eight channels of the width-8 sinusoidal encoding. "
     "P(0) alternates 0 and 1; P(2) reads 0.91, -0.42, 0.20, 0.98, 0.02, 1.00, 0.00, 1.00, "
-    "with sine channels in blue and cosine channels in orange."
+    "with sine channels in blue and cosine channels in vermillion."
 )
 WIDTH = 8
 POSITIONS = (0, 2)

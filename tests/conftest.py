@@ -13,7 +13,8 @@ from urllib.parse import urlparse
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SITE = ROOT / "site"
+# The built site under test; another build folder can be named for a one-off run.
+SITE = pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site"))
 CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
 # Every host name resolves to nothing except the loopback address the site is served from,
 # so neither a page nor Chromium itself can reach (or even look up) another machine.

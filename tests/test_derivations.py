@@ -79,7 +79,7 @@ def test_ids_are_kebab_case_unique_and_in_order() -> None:
 
 
 def test_wrong_distance_is_rejected() -> None:
-    width = 8
+    width = 4
     t, s = derivations.t, derivations.s
     difference = derivations.position_vector(t, width) - derivations.position_vector(s, width)
     kernel = sum(sp.cos(derivations.omega(q, width) * (t - s)) for q in range(width // 2))

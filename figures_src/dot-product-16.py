@@ -1,0 +1,53 @@
+"""Dot products of the width-16 position vectors of positions 0 to 19.
+
+Cell (i, j) is P(i) . P(j). Every diagonal is constant because the dot product is a sum of
+cos(omega_r (i - j)) and depends only on the distance: the marked pair, positions 3 and 8,
+gives 6.14, and so does every pair 5 apart along the dashed diagonal. The diagonal itself
+is the maximum, d/2 = 8; away from it the value dips and rises again instead of falling steadily.
+"""
+
+import numpy as np
+
+import posenc
+from posenc import plotting
+
+ALT = (
+    "A 20-by-20 heatmap of the dot products between width-16 sinusoidal position vectors of "
+    "positions 0 to 19, ranging from 3.65 to 8 on the main diagonal. The cells for positions 3 "
+    "and 8 are boxed and labelled 6.14; the whole diagonal of distance 5 has that value."
+)
+WIDTH, LENGTH = 16, 20
+I, J = 3, 8
+
+
+def main():
+    table = posenc.sinusoidal(np.arange(LENGTH), WIDTH)
+    dots = table @ table.T
+    offsets = np.subtract.outer(np.arange(LENGTH), np.arange(LENGTH))
+    assert np.allclose(dots, posenc.kernel(offsets, WIDTH))  # a function of i - j alone
+    assert round(dots[I, J], 2) == 6.14 and np.allclose(np.diag(dots, J - I), dots[I, J])
+    assert np.allclose(np.diag(dots), WIDTH / 2)
+    assert round(dots.min(), 2) == 3.65
+
+    fig, ax = plotting.new_figure(width=5.2, aspect=0.82)
+    plotting.heatmap(ax, dots, signed=False, colorbar_label="P(i) · P(j)",
+                     extent=(-0.5, LENGTH - 0.5, LENGTH - 0.5, -0.5))
+    d = J - I
+    ax.plot([d, LENGTH - 1], [0, LENGTH - 1 - d], color="white", linestyle="--", linewidth=1)
+    for row, col in ((I, J), (J, I)):
+        ax.add_patch(plotting.plt.Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False,
+                                            edgecolor="black", linewidth=1.8))
+    ax.annotate(f"pos {I} vs pos {J}\ndot = {dots[I, J]:.2f}", xy=(J + 0.5, I), xytext=(12.5, 6.5),
+                fontsize=9, va="center",
+                bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": plotting.GREY},
+                arrowprops={"arrowstyle": "->", "color": "black"})
+    ax.set_aspect("equal")
+    ax.set_xticks(range(0, LENGTH, 2))
+    ax.set_yticks(range(0, LENGTH, 2))
+    ax.set_xlabel("position j")
+    ax.set_ylabel("position i")
+    plotting.save(fig)
+
+
+if __name__ == "__main__":
+    main()

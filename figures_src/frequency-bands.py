@@ -1,0 +1,55 @@
+"""Four sine channels of the width-16 encoding, from fast to slow.
+
+Channels 0, 2, 4 and 6 over positions 0 to 200. Channel 2r has wavelength
+2 pi 10000^(2r/16): about 6.3 positions for channel 0, 20 for channel 2, 63 for channel 4 and
+199 for channel 6, so each band is about 3.2 times slower than the one before. The arrow
+in each panel spans one wavelength.
+"""
+
+import numpy as np
+
+import posenc
+from posenc import plotting
+
+ALT = (
+    "Four stacked sine waves over positions 0 to 200 for channels 0, 2, 4 and 6 of the width-16 "
+    "encoding, with wavelengths 6.3, 19.9, 62.8 and 198.7 positions: channel 0 oscillates about "
+    "32 times, channel 6 completes about one cycle."
+)
+WIDTH, LAST = 16, 200
+CHANNELS = (0, 2, 4, 6)
+
+
+def main():
+    omega = posenc.frequencies(WIDTH)
+    wavelength = posenc.wavelengths(WIDTH)
+    assert round(wavelength[0], 1) == 6.3 and round(wavelength[3]) == 199
+    assert np.allclose(wavelength.round(1)[:4], [6.3, 19.9, 62.8, 198.7])
+    assert np.allclose(wavelength[1:] / wavelength[:-1], 10000 ** (2 / WIDTH))  # geometric steps
+    ints = np.arange(LAST + 1)
+    table = posenc.sinusoidal(ints, WIDTH)
+
+    fig, axes = plotting.new_figure(aspect=0.62, nrows=len(CHANNELS), sharex=True)
+    t = np.linspace(0, LAST, 1201)
+    for ax, channel in zip(axes, CHANNELS):
+        r = channel // 2
+        assert np.allclose(np.sin(omega[r] * ints), table[:, channel])  # the curve is the channel
+        ax.plot(t, np.sin(omega[r] * t), color=plotting.SINE, linewidth=1.2)
+        ax.annotate("", xy=(wavelength[r], 1.25), xytext=(0, 1.25),
+                    arrowprops={"arrowstyle": "<->", "color": plotting.GREY, "shrinkA": 0, "shrinkB": 0})
+        inside = wavelength[r] > LAST / 2  # a long arrow carries its label, a short one has it beside
+        ax.text(wavelength[r] / 2 if inside else wavelength[r] + 2, 1.25, rf"$\lambda$ = {wavelength[r]:.1f}",
+                ha="center" if inside else "left", va="center", fontsize=9,
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1} if inside else None)
+        ax.set_ylim(-1.15, 1.5)
+        ax.set_yticks([-1, 0, 1])
+        ax.set_ylabel(f"channel {channel}\n" + rf"$\omega$ = {omega[r]:.3g}", rotation=0,
+                      ha="right", va="center", fontsize=9)
+    axes[-1].set_xlim(0, LAST)
+    axes[-1].set_xlabel("position t")
+    axes[0].set_title(f"sin(t $\\omega_r$) at width {WIDTH}, channel 2r", fontsize=10)
+    plotting.save(fig)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""Inserting a token at the start moves every absolute position, not the offsets.
+
+Putting "Yesterday" in front of "the dog chased a ball" moves each original token one
+position later (arrows), so "chased" goes from position 2 to 3. The offset between
+neighbours stays +1, and so does what the encoding sees of a neighbour pair: P(t) . P(t+1)
+is the same number at every t.
+"""
+
+import numpy as np
+
+import posenc
+from posenc import plotting
+
+ALT = (
+    "Two rows of word boxes with their position ids. Top: 'the dog chased a ball' at positions "
+    "0 to 4. Bottom: 'Yesterday' inserted at position 0 pushes every original word one place "
+    "later, so 'chased' moves from 2 to 3, while neighbouring words stay 1 apart; at width 8 "
+    "every neighbour pair has the same encoding dot product, 3.54."
+)
+SENTENCE = ("the", "dog", "chased", "a", "ball")
+INSERTED = "Yesterday"
+WIDTH = 8
+
+
+def main():
+    before = {word: t for t, word in enumerate(SENTENCE)}
+    after_words = (INSERTED,) + SENTENCE
+    after = {word: t for t, word in enumerate(after_words)}
+    assert all(after[w] == before[w] + 1 for w in SENTENCE)
+    assert all(after[b] - after[a] == before[b] - before[a] for a, b in zip(SENTENCE, SENTENCE[1:]))
+    table = posenc.sinusoidal(np.arange(len(after_words)), WIDTH)
+    neighbour_dots = np.einsum("ti,ti->t", table[:-1], table[1:])
+    assert np.allclose(neighbour_dots, posenc.kernel(1, WIDTH))  # identical at every t
+    assert round(posenc.kernel(1, WIDTH), 2) == 3.54
+
+    fig, ax = plotting.new_figure(aspect=0.36)
+    rows = {1.0: SENTENCE, 0.0: after_words}
+    for y, words in rows.items():
+        for t, word in enumerate(words):
+            new = y == 0.0 and word == INSERTED
+            ax.text(t, y, word, ha="center", va="center", fontsize=11,
+                    bbox={"boxstyle": "round,pad=0.35", "facecolor": "#fbe3d3" if new else "#e8f1f8",
+                          "edgecolor": plotting.VERMILLION if new else plotting.BLUE})
+            ax.text(t, y - 0.2, f"t = {t}", ha="center", va="top", fontsize=9,
+                    color=plotting.VERMILLION if new else "black")
+            if t > 0:  # the offset to the previous word, above the top row and below the bottom one
+                ax.text(t - 0.5, y + 0.22 if y else y - 0.45, "+1", ha="center", va="center",
+                        fontsize=9, color=plotting.GREEN)
+    for word, t in before.items():
+        ax.annotate("", xy=(t + 1, 0.2), xytext=(t, 0.66),
+                    arrowprops={"arrowstyle": "->", "color": plotting.GREY, "linewidth": 1.2})
+    ax.set_xlim(-0.8, len(after_words) - 0.4)
+    ax.set_ylim(-0.6, 1.35)
+    ax.set_yticks([1.0, 0.0], ["original", "one token\ninserted"])
+    ax.tick_params(axis="y", length=0)
+    ax.set_xticks([])
+    for side in ("left", "bottom"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel(f"neighbours stay +1 apart in both rows; at width {WIDTH}, "
+                  f"P(t)·P(t+1) = {posenc.kernel(1, WIDTH):.2f} for every t")
+    plotting.save(fig)
+
+
+if __name__ == "__main__":
+    main()

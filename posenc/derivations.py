@@ -1,0 +1,963 @@
+"""Every identity the site displays, proved with SymPy and cross-checked against posenc.
+
+Each entry is a proof function decorated with :func:`posenc.registry.derivation` (its
+stable ID, displayed statement and reader-facing steps) followed by its numeric check
+decorated with :func:`posenc.registry.numeric_check`. IDs never change: pages and readers'
+citations link to ``/derivations/#<id>``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+import posenc
+
+from .registry import ProofFailure, assert_close, assert_equal, derivation, numeric_check
+
+# Symbols shared by many entries, declared with the assumptions the statements make.
+t, s, k, theta, delta = sp.symbols("t s k theta delta", real=True)
+base = sp.Symbol("b", positive=True)
+d = sp.Symbol("d", positive=True, integer=True, even=True)
+r = sp.Symbol("r", nonnegative=True, integer=True)
+
+
+def omega(pair: int | sp.Expr, width: int | sp.Expr) -> sp.Expr:
+    """Frequency of pair ``pair`` at width ``width``: ``base ** (-2 pair / width)``."""
+    return base ** (-2 * pair / width)
+
+
+def random_width(rng: np.random.Generator) -> int:
+    """A random even width between 2 and 64 for numeric checks."""
+    return int(2 * rng.integers(1, 33))
+
+
+def angle_sum(expression: sp.Expr | sp.MatrixBase) -> sp.Expr | sp.MatrixBase:
+    """Expand products inside trig arguments, then apply the angle-addition formulas."""
+    if isinstance(expression, sp.MatrixBase):
+        return expression.applyfunc(lambda entry: sp.expand_trig(sp.expand(entry)))
+    return sp.expand_trig(sp.expand(expression))
+
+
+def pair(phase: sp.Expr) -> sp.Matrix:
+    """The column (sin phase, cos phase) that one frequency pair holds."""
+    return sp.Matrix([sp.sin(phase), sp.cos(phase)])
+
+
+def shift_block(angle: sp.Expr) -> sp.Matrix:
+    """The shift matrix [[cos a, sin a], [-sin a, cos a]] that advances a (sin, cos) pair by a."""
+    return sp.Matrix([[sp.cos(angle), sp.sin(angle)], [-sp.sin(angle), sp.cos(angle)]])
+
+
+def rotation(angle: sp.Expr) -> sp.Matrix:
+    """RoPE's counter-clockwise rotation [[cos a, -sin a], [sin a, cos a]]."""
+    return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
+
+
+def position_vector(position: sp.Expr, width: int) -> sp.Matrix:
+    """The interleaved sinusoidal vector P(position) at a concrete width, with symbolic base."""
+    entries: list[sp.Expr] = []
+    for q in range(width // 2):
+        entries.extend(pair(position * omega(q, width)))
+    return sp.Matrix(entries)
+
+
+def shift_operator(offset: sp.Expr, width: int) -> sp.Matrix:
+    """T_offset = diag(R_{omega_0}(offset), ...) at a concrete width, with symbolic base."""
+    return sp.diag(*[shift_block(offset * omega(q, width)) for q in range(width // 2)])
+
+
+def random_vectors(rng: np.random.Generator, count: int, width: int) -> np.ndarray:
+    """``count`` standard normal vectors of length ``width``, one per row."""
+    return rng.standard_normal((count, width))
+
+
+def softmax(scores: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis; entries equal to -inf get probability zero."""
+    shifted = scores - np.max(scores, axis=-1, keepdims=True)
+    weights = np.exp(shifted)
+    return weights / np.sum(weights, axis=-1, keepdims=True)
+
+
+@derivation(
+    "pair-norm",
+    title="Every pair has unit norm, so every position vector has the same length",
+    statement=r"\sin^2(t\,\omega_r) + \cos^2(t\,\omega_r) = 1 \quad\Longrightarrow\quad \lVert P(t) \rVert^2 = \frac{d}{2}",
+    summary="Each sine/cosine pair lies on the unit circle, so |P(t)|^2 = d/2 for every position t.",
+    assumptions=("$t$ real", "$d$ a positive even integer", r"$\omega_r > 0$"),
+    steps=(
+        r"Pair $r$ contributes $\sin^2(t\omega_r) + \cos^2(t\omega_r)$ to $\lVert P(t)\rVert^2$.",
+        r"The Pythagorean identity makes each contribution exactly 1, whatever $t$ and $\omega_r$ are.",
+        r"There are $d/2$ pairs, so the squared norm is $d/2$ at every position.",
+    ),
+)
+def prove_pair_norm() -> None:
+    angle = sp.Symbol("x", real=True)
+    assert_equal(sp.sin(angle) ** 2 + sp.cos(angle) ** 2, 1, "one pair has unit norm")
+    for width in (2, 8, 16):
+        total = sum(sp.sin(t * omega(q, width)) ** 2 + sp.cos(t * omega(q, width)) ** 2 for q in range(width // 2))
+        assert_equal(total, sp.Rational(width, 2), f"|P(t)|^2 = d/2 at d = {width}")
+
+
+@numeric_check("pair-norm")
+def check_pair_norm(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    ids = rng.integers(0, 10**6, size=16)
+    norms = np.sum(posenc.sinusoidal(ids, width) ** 2, axis=1)
+    assert_close(norms, np.full(ids.size, width / 2), "|P(t)|^2 = d/2")
+
+
+@derivation(
+    "wavelength",
+    title="Wavelengths form a geometric sequence from 2π upwards",
+    statement=(
+        r"\lambda_r = \frac{2\pi}{\omega_r} = 2\pi\, b^{2r/d}, \qquad \frac{\lambda_{r+1}}{\lambda_r} = b^{2/d} > 1,"
+        r" \qquad \lambda_0 = 2\pi, \quad \lambda_{d/2-1} = 2\pi\, b^{(d-2)/d}"
+    ),
+    summary="Pair r repeats every 2π b^(2r/d) positions, each pair's wavelength is b^(2/d) times the previous one, and the range spans 2π to 2π b^((d-2)/d).",
+    assumptions=(r"$\omega_r = b^{-2r/d}$", r"base $b > 1$ (10000 by default)", "d a positive even integer", r"$r = 0, \ldots, d/2 - 1$"),
+    steps=(
+        r"The pair $(\sin t\omega_r, \cos t\omega_r)$ repeats when $t\omega_r$ grows by $2\pi$, so its wavelength is $2\pi/\omega_r = 2\pi b^{2r/d}$.",
+        r"Dividing the wavelength of pair $r+1$ by that of pair $r$ cancels everything except $b^{2(r+1)/d - 2r/d} = b^{2/d}$, which does not depend on $r$.",
+        r"Writing $b = e^{\ell}$ with $\ell > 0$ turns the ratio into $e^{2\ell/d} > 1$, so the wavelengths strictly increase with $r$.",
+        r"The smallest is at $r = 0$, where $b^0 = 1$ gives $2\pi$; the largest is at $r = d/2 - 1$, where the exponent is $(d-2)/d$.",
+    ),
+)
+def prove_wavelength() -> None:
+    def wavelength(q: sp.Expr) -> sp.Expr:
+        return 2 * sp.pi / omega(q, d)
+
+    assert_equal(wavelength(r), 2 * sp.pi * base ** (2 * r / d), "lambda_r = 2 pi b^(2r/d)")
+    ratio = sp.powsimp(wavelength(r + 1) / wavelength(r), force=True)
+    assert_equal(ratio, base ** (2 / d), "consecutive wavelengths differ by the factor b^(2/d)")
+    if ratio.has(r):
+        raise ProofFailure(f"the wavelength ratio {ratio} still depends on r")
+    log_base = sp.Symbol("ell", positive=True)  # b = e^ell with ell > 0 encodes b > 1
+    growth = sp.expand_log(sp.log(ratio.subs(base, sp.exp(log_base))), force=True)
+    if growth.is_positive is not True:
+        raise ProofFailure(f"log of the wavelength ratio, {growth}, is not positive for b > 1")
+    assert_equal(wavelength(0), 2 * sp.pi, "the shortest wavelength is 2 pi")
+    assert_equal(wavelength(d / 2 - 1), 2 * sp.pi * base ** ((d - 2) / d), "the longest wavelength is 2 pi b^((d-2)/d)")
+
+
+@numeric_check("wavelength")
+def check_wavelength(rng: np.random.Generator) -> None:
+    width, chosen_base = random_width(rng), float(rng.uniform(1.5, 1e5))
+    lengths = posenc.wavelengths(width, base=chosen_base)
+    pairs = np.arange(width // 2)
+    assert_close(lengths, 2 * np.pi * chosen_base ** (2 * pairs / width), "lambda_r = 2 pi b^(2r/d)", atol=1e-6)
+    assert_close(lengths[1:] / lengths[:-1], np.full(pairs.size - 1, chosen_base ** (2 / width)), "ratio b^(2/d)")
+    assert_close([lengths[0], lengths[-1] / chosen_base ** ((width - 2) / width)], [2 * np.pi, 2 * np.pi], "range ends")
+
+
+@derivation(
+    "sine-cosine-phase",
+    title="A cosine is a sine a quarter cycle ahead, and it tells apart phases a second sine cannot",
+    statement=(
+        r"\cos\theta = \sin\Big(\theta + \frac{\pi}{2}\Big), \qquad \sin(\pi - \theta) = \sin\theta"
+        r" \quad\text{while}\quad \cos(\pi - \theta) = -\cos\theta"
+    ),
+    summary="The cosine channel equals a sine shifted by π/2, and unlike a duplicated sine it distinguishes the phases θ and π − θ.",
+    assumptions=(r"$\theta$ real",),
+    steps=(
+        r"The addition formula gives $\sin(\theta + \pi/2) = \sin\theta\cos\frac{\pi}{2} + \cos\theta\sin\frac{\pi}{2} = \cos\theta$, so a sine/cosine pair is two sines a quarter cycle apart.",
+        r"Likewise $\sin(\pi - \theta) = \sin\theta$: the phases $\theta$ and $\pi - \theta$ give the same sine, so a second copy of that sine would give the same value too and add nothing.",
+        r"The cosine flips sign between them, $\cos(\pi - \theta) = -\cos\theta$, so the pair separates the two phases whenever $\cos\theta \neq 0$.",
+    ),
+)
+def prove_sine_cosine_phase() -> None:
+    assert_equal(sp.expand_trig(sp.sin(theta + sp.pi / 2, evaluate=False)), sp.cos(theta), "cos = sin shifted by pi/2")
+    assert_equal(sp.expand_trig(sp.sin(sp.pi - theta, evaluate=False)), sp.sin(theta), "sin(pi - theta) = sin(theta)")
+    assert_equal(sp.expand_trig(sp.cos(sp.pi - theta, evaluate=False)), -sp.cos(theta), "cos(pi - theta) = -cos(theta)")
+    assert_equal(sp.cos(sp.pi - theta) - sp.cos(theta), -2 * sp.cos(theta), "the cosines differ by -2 cos(theta)")
+
+
+@numeric_check("sine-cosine-phase")
+def check_sine_cosine_phase(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    ids = rng.integers(0, 10**4, size=16)
+    vectors = posenc.sinusoidal(ids, width)
+    phases = np.multiply.outer(ids, posenc.frequencies(width))
+    assert_close(vectors[:, 1::2], np.sin(phases + np.pi / 2), "cos channel = sin(phase + pi/2)")
+    assert_close(np.sin(np.pi - phases), vectors[:, 0::2], "sin(pi - phase) = sin(phase)")
+    assert_close(np.cos(np.pi - phases), -vectors[:, 1::2], "cos(pi - phase) = -cos(phase)")
+
+
+@derivation(
+    "shift-matrix-from-probes",
+    title="Two probe phases determine the shift matrix uniquely",
+    statement=(
+        r"M \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix} = \begin{pmatrix}\sin(\theta + \delta)\\ \cos(\theta + \delta)\end{pmatrix}"
+        r" \text{ at } \theta = 0 \text{ and } \theta = \tfrac{\pi}{2} \quad\Longleftrightarrow\quad"
+        r" M = \begin{pmatrix}\cos\delta & \sin\delta\\ -\sin\delta & \cos\delta\end{pmatrix}"
+    ),
+    summary="Requiring a 2×2 matrix to advance the pair by δ at the phases 0 and π/2 gives four linear equations whose only solution is the rotation by δ.",
+    assumptions=(r"$\delta$ real", r"$M$ an unknown real $2\times 2$ matrix"),
+    steps=(
+        r"At $\theta = 0$ the pair is $(0, 1)^\top$, so $M(0, 1)^\top$, which is the second column of $M$, must equal $(\sin\delta, \cos\delta)^\top$.",
+        r"At $\theta = \pi/2$ the pair is $(1, 0)^\top$, so the first column of $M$ must equal $(\sin(\pi/2 + \delta), \cos(\pi/2 + \delta))^\top = (\cos\delta, -\sin\delta)^\top$.",
+        r"These are four linear equations in the four entries of $M$; their coefficient matrix has determinant $1 \neq 0$, so SymPy's `solve` returns exactly one solution.",
+        r"That solution is the matrix displayed above: the probes leave no freedom.",
+    ),
+)
+def prove_shift_matrix_from_probes() -> None:
+    unknowns = sp.symbols("m_11 m_12 m_21 m_22", real=True)
+    matrix = sp.Matrix(2, 2, unknowns)
+    equations = []
+    for probe in (sp.Integer(0), sp.pi / 2):
+        equations.extend(matrix * pair(probe) - pair(probe + delta))
+    coefficients, _ = sp.linear_eq_to_matrix(equations, unknowns)
+    if sp.simplify(coefficients.det()) == 0:
+        raise ProofFailure("the probe equations are singular, so the matrix is not determined")
+    solutions = sp.solve(equations, unknowns, dict=True)
+    if len(solutions) != 1 or set(solutions[0]) != set(unknowns):
+        raise ProofFailure(f"expected exactly one solution fixing all four entries, got {solutions}")
+    assert_equal(matrix.subs(solutions[0]), shift_block(delta), "the probes force the rotation matrix")
+
+
+@numeric_check("shift-matrix-from-probes")
+def check_shift_matrix_from_probes(rng: np.random.Generator) -> None:
+    shift = float(rng.uniform(-10, 10))
+    probes = np.array([[0.0, 1.0], [1.0, 0.0]])  # columns: the pair at theta = 0 and at theta = pi/2
+    targets = np.array([[np.sin(shift), np.cos(shift)], [np.cos(shift), -np.sin(shift)]])
+    solved = np.linalg.solve(probes.T, targets.T).T  # M @ probes = targets
+    assert_close(solved, posenc.shift_operator(shift, 2), "probe solution = shift operator at omega = 1")
+
+
+@derivation(
+    "shift-matrix-all-phases",
+    title="The shift matrix advances the pair at every phase",
+    statement=(
+        r"R_\omega(k) = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}:"
+        r" \qquad R_\omega(k) \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix}"
+        r" = \begin{pmatrix}\sin(\theta + k\omega)\\ \cos(\theta + k\omega)\end{pmatrix} \quad\text{for every } \theta"
+    ),
+    summary="The matrix found from two probes shifts the (sin, cos) pair by kω whatever phase it starts at.",
+    assumptions=(r"$\theta, k$ real", r"$\omega > 0$"),
+    steps=(
+        r"The first row gives $\cos k\omega \sin\theta + \sin k\omega \cos\theta$, which is $\sin(\theta + k\omega)$ by the sine addition formula.",
+        r"The second row gives $-\sin k\omega \sin\theta + \cos k\omega \cos\theta$, which is $\cos(\theta + k\omega)$ by the cosine addition formula.",
+        r"Neither step used a particular $\theta$, so the two probes' matrix works for every phase, including $\theta = t\omega$ for any position $t$.",
+    ),
+)
+def prove_shift_matrix_all_phases() -> None:
+    frequency = sp.Symbol("omega", positive=True)
+    shifted = shift_block(k * frequency) * pair(theta)
+    residual = angle_sum(shifted - pair(theta + k * frequency))
+    assert_equal(residual, sp.zeros(2, 1), "R(k) advances every phase by k omega")
+
+
+@numeric_check("shift-matrix-all-phases")
+def check_shift_matrix_all_phases(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    q = int(rng.integers(0, width // 2))
+    offset, phase = rng.uniform(-50, 50, size=2)
+    block = posenc.shift_operator(offset, width)[2 * q : 2 * q + 2, 2 * q : 2 * q + 2]
+    step = offset * posenc.frequencies(width)[q]
+    assert_close(block @ [np.sin(phase), np.cos(phase)], [np.sin(phase + step), np.cos(phase + step)], "R(k) v(theta)")
+
+
+@derivation(
+    "shift-composition",
+    title="Shift matrices compose, invert and preserve orientation like rotations",
+    statement=(
+        r"R_\omega(a)\,R_\omega(b) = R_\omega(a + b), \qquad R_\omega(0) = I, \qquad"
+        r" R_\omega(-k) = R_\omega(k)^{-1} = R_\omega(k)^\top, \qquad \det R_\omega(k) = 1"
+    ),
+    summary="Shifting by a then by b is shifting by a + b, shifting by 0 does nothing, shifting back undoes a shift and equals the transpose, and the determinant is 1.",
+    assumptions=(r"$a, b, k$ real", r"$\omega > 0$"),
+    steps=(
+        r"Multiply out $R_\omega(a)R_\omega(b)$: each entry is a sum of two products of sines and cosines that the addition formulas collapse to $\cos((a+b)\omega)$ or $\pm\sin((a+b)\omega)$.",
+        r"At $k = 0$ the cosines are 1 and the sines 0, which is the identity.",
+        r"Cosine is even and sine is odd, so negating $k$ flips the off-diagonal signs, which is the transpose; by the first two facts $R_\omega(-k)R_\omega(k) = R_\omega(0) = I$, so it is also the inverse.",
+        r"The determinant is $\cos^2 k\omega + \sin^2 k\omega = 1$.",
+    ),
+)
+def prove_shift_composition() -> None:
+    frequency = sp.Symbol("omega", positive=True)
+    a, b = sp.symbols("a b", real=True)
+
+    def shift(offset: sp.Expr) -> sp.Matrix:
+        return shift_block(offset * frequency)
+
+    assert_equal(angle_sum(shift(a) * shift(b) - shift(a + b)), sp.zeros(2, 2), "R(a) R(b) = R(a + b)")
+    assert_equal(shift(0), sp.eye(2), "R(0) = I")
+    assert_equal(shift(-k), shift(k).T, "R(-k) = R(k)^T")
+    assert_equal(shift(-k), shift(k).inv(), "R(-k) = R(k)^-1")
+    assert_equal(shift(k).det(), 1, "det R(k) = 1")
+
+
+@numeric_check("shift-composition")
+def check_shift_composition(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    a, b = rng.uniform(-100, 100, size=2)
+    shift_a, shift_b = posenc.shift_operator(a, width), posenc.shift_operator(b, width)
+    assert_close(shift_a @ shift_b, posenc.shift_operator(a + b, width), "T_a T_b = T_(a+b)")
+    assert_close(posenc.shift_operator(0, width), np.eye(width), "T_0 = I")
+    assert_close(posenc.shift_operator(-a, width), np.linalg.inv(shift_a), "T_(-k) = T_k^-1")
+    assert_close(posenc.shift_operator(-a, width), shift_a.T, "T_(-k) = T_k^T")
+    assert_close(np.linalg.det(shift_a), 1.0, "det T_k = 1")
+
+
+@derivation(
+    "block-shift",
+    title="One block-diagonal matrix shifts the whole position vector",
+    statement=(
+        r"P(t + k) = T_k\,P(t), \qquad T_k = \operatorname{diag}\big(R_{\omega_0}(k), \ldots, R_{\omega_{d/2-1}}(k)\big)"
+        r" \text{ does not depend on } t"
+    ),
+    summary="Placing each pair's shift matrix on the diagonal gives a matrix T_k, built from k and the frequencies alone, that maps P(t) to P(t + k).",
+    assumptions=("t, k real", "d a positive even integer", r"$\omega_r = b^{-2r/d}$ with base $b > 0$"),
+    steps=(
+        r"Block $r$ of $T_k$ touches only channels $2r$ and $2r + 1$, which hold $(\sin t\omega_r, \cos t\omega_r)$.",
+        r"By the all-phases identity with $\theta = t\omega_r$, that block returns $(\sin (t + k)\omega_r, \cos (t + k)\omega_r)$, the same channels of $P(t + k)$.",
+        r"The entries of $T_k$ are sines and cosines of $k\omega_r$ only, so one matrix serves every starting position $t$.",
+        r"SymPy checks one block for a symbolic frequency and the whole $8 \times 8$ matrix with symbolic $t$, $k$ and $b$.",
+    ),
+)
+def prove_block_shift() -> None:
+    frequency = sp.Symbol("omega", positive=True)
+    block = shift_block(k * frequency) * pair(t * frequency) - pair((t + k) * frequency)
+    assert_equal(angle_sum(block), sp.zeros(2, 1), "one block shifts its pair")
+    operator = shift_operator(k, 8)
+    if t in operator.free_symbols:
+        raise ProofFailure("T_k depends on t")
+    residual = angle_sum(operator * position_vector(t, 8) - position_vector(t + k, 8))
+    assert_equal(residual, sp.zeros(8, 1), "P(t + k) = T_k P(t) at d = 8")
+
+
+@numeric_check("block-shift")
+def check_block_shift(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    ids = rng.integers(0, 10**4, size=16)
+    offset = int(rng.integers(0, 10**3))
+    shifted = posenc.sinusoidal(ids, width) @ posenc.shift_operator(offset, width).T
+    assert_close(shifted, posenc.sinusoidal(ids + offset, width), "P(t + k) = T_k P(t)")
+
+
+@derivation(
+    "kernel",
+    title="The dot product of two position vectors depends only on their offset",
+    statement=r"P(t)\cdot P(s) = \sum_{r=0}^{d/2-1} \cos\big(\omega_r (t - s)\big) =: K(t - s)",
+    summary="P(t).P(s) is a sum of cosines of the offset t - s, the same wherever the pair of positions starts.",
+    assumptions=("t, s real", "d a positive even integer"),
+    steps=(
+        r"Pair $r$ contributes $\sin(t\omega_r)\sin(s\omega_r) + \cos(t\omega_r)\cos(s\omega_r)$ to the dot product.",
+        r"By the cosine subtraction formula this is $\cos(t\omega_r - s\omega_r) = \cos(\omega_r (t - s))$.",
+        r"Summing over the $d/2$ pairs gives a function $K$ of $t - s$ alone.",
+    ),
+)
+def prove_kernel() -> None:
+    for width in (2, 8):
+        dot = sum(
+            sp.sin(t * omega(q, width)) * sp.sin(s * omega(q, width))
+            + sp.cos(t * omega(q, width)) * sp.cos(s * omega(q, width))
+            for q in range(width // 2)
+        )
+        kernel = sum(sp.cos(omega(q, width) * (t - s)) for q in range(width // 2))
+        assert_equal(sp.expand_trig(dot - kernel), 0, f"P(t).P(s) = K(t - s) at d = {width}")
+
+
+@numeric_check("kernel")
+def check_kernel(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    ids = rng.integers(0, 10**4, size=(2, 16))
+    vectors_t, vectors_s = posenc.sinusoidal(ids[0], width), posenc.sinusoidal(ids[1], width)
+    assert_close(np.sum(vectors_t * vectors_s, axis=1), posenc.kernel(ids[0] - ids[1], width), "P(t).P(s) = K(t - s)")
+
+
+@derivation(
+    "distance",
+    title="The distance between two position vectors depends only on their offset",
+    statement=(
+        r"\lVert P(t) - P(s) \rVert^2 = d - 2K(t - s)"
+        r" = 4 \sum_{r=0}^{d/2-1} \sin^2\Big(\frac{\omega_r (t - s)}{2}\Big)"
+    ),
+    summary="Expanding the squared distance leaves the two constant norms d/2 and twice the kernel, which the half-angle formula rewrites as a sum of squared sines.",
+    assumptions=("t, s real", "d a positive even integer"),
+    steps=(
+        r"Expand $\lVert P(t) - P(s)\rVert^2 = \lVert P(t)\rVert^2 + \lVert P(s)\rVert^2 - 2P(t)\cdot P(s)$.",
+        r"Both norms are $d/2$ (`pair-norm`) and the dot product is $K(t - s)$ (`kernel`), which gives $d - 2K(t - s)$.",
+        r"Per pair this is $2 - 2\cos(\omega_r(t - s))$, and the half-angle formula $1 - \cos x = 2\sin^2(x/2)$ turns it into $4\sin^2(\omega_r(t - s)/2)$.",
+        r"The last form is a sum of squares, so it is never negative and it is computed without the cancellation that $d - 2K$ suffers at small offsets.",
+    ),
+)
+def prove_distance() -> None:
+    x, y = sp.symbols("x y", real=True)
+    per_pair = (sp.sin(x) - sp.sin(y)) ** 2 + (sp.cos(x) - sp.cos(y)) ** 2
+    assert_equal(angle_sum(per_pair - (2 - 2 * sp.cos(x - y))), 0, "one pair: |v(x) - v(y)|^2 = 2 - 2 cos(x - y)")
+    half = sp.Symbol("h", real=True)  # the half-angle identity for any angle u = 2h
+    doubled = sp.expand_trig(2 - 2 * sp.cos(2 * half) - 4 * sp.sin(half) ** 2)
+    assert_equal(doubled.subs(sp.cos(half) ** 2, 1 - sp.sin(half) ** 2), 0, "2 - 2 cos u = 4 sin^2(u/2)")
+    width = 8
+    difference = position_vector(t, width) - position_vector(s, width)
+    kernel = sum(sp.cos(omega(q, width) * (t - s)) for q in range(width // 2))
+    assert_equal(angle_sum(difference.dot(difference) - (width - 2 * kernel)), 0, "|P(t) - P(s)|^2 = d - 2K at d = 8")
+    half_angle = 4 * sum(sp.sin(omega(q, width) * (t - s) / 2) ** 2 for q in range(width // 2))
+    termwise = (width - 2 * kernel).replace(sp.cos, lambda angle: 1 - 2 * sp.sin(angle / 2) ** 2)
+    assert_equal(sp.expand(termwise), half_angle, "d - 2K = 4 sum sin^2 at d = 8 (half-angle per term)")
+
+
+@numeric_check("distance")
+def check_distance(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    ids = rng.integers(0, 10**4, size=(2, 16))
+    offsets = ids[0] - ids[1]
+    direct = np.sum((posenc.sinusoidal(ids[0], width) - posenc.sinusoidal(ids[1], width)) ** 2, axis=1)
+    assert_close(posenc.squared_distance(offsets, width), direct, "|P(t) - P(s)|^2")
+    assert_close(posenc.squared_distance(offsets, width), width - 2 * posenc.kernel(offsets, width), "d - 2K(t - s)")
+
+
+@derivation(
+    "kernel-symmetry-bound",
+    title="The kernel is even, peaks at offset zero and stays within ±d/2",
+    statement=r"K(-\Delta) = K(\Delta), \qquad K(0) = \frac{d}{2}, \qquad \lvert K(\Delta) \rvert \le \frac{d}{2}",
+    summary="Swapping the two positions leaves the kernel unchanged, equal positions give d/2, and no offset gives more than d/2 in absolute value.",
+    assumptions=(r"$\Delta$ real", "d a positive even integer", r"$\omega_r = b^{-2r/d}$ with base $b > 0$"),
+    steps=(
+        r"Cosine is even, so every term $\cos(\omega_r\Delta)$ is unchanged when $\Delta$ becomes $-\Delta$.",
+        r"At $\Delta = 0$ each of the $d/2$ terms is $\cos 0 = 1$.",
+        r"By the half-angle formulas $\tfrac{d}{2} - K(\Delta) = \sum_r 2\sin^2(\omega_r\Delta/2)$ and $\tfrac{d}{2} + K(\Delta) = \sum_r 2\cos^2(\omega_r\Delta/2)$; both are sums of squares, hence $-\tfrac{d}{2} \le K(\Delta) \le \tfrac{d}{2}$.",
+    ),
+)
+def prove_kernel_symmetry_bound() -> None:
+    offset, x = sp.Symbol("Delta", real=True), sp.Symbol("x", real=True)
+
+    def kernel(value: sp.Expr) -> sp.Expr:
+        return sp.Sum(sp.cos(omega(r, d) * value), (r, 0, d / 2 - 1))
+
+    assert_equal(kernel(-offset), kernel(offset), "K(-Delta) = K(Delta)")
+    assert_equal(kernel(0).doit(), d / 2, "K(0) = d/2")
+    assert_equal(1 - sp.cos(x), 2 * sp.sin(x / 2) ** 2, "1 - cos x = 2 sin^2(x/2)")
+    assert_equal(1 + sp.cos(x), 2 * sp.cos(x / 2) ** 2, "1 + cos x = 2 cos^2(x/2)")
+    for name, square in (("d/2 - K", sp.sin), ("d/2 + K", sp.cos)):
+        gap = sp.Sum(2 * square(omega(r, d) * offset / 2) ** 2, (r, 0, d / 2 - 1))
+        if gap.is_nonnegative is not True:
+            raise ProofFailure(f"{name} = {gap} is not shown to be nonnegative")
+
+
+@numeric_check("kernel-symmetry-bound")
+def check_kernel_symmetry_bound(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    offsets = rng.uniform(-1e4, 1e4, size=32)
+    values = posenc.kernel(offsets, width)
+    assert_close(posenc.kernel(-offsets, width), values, "K(-Delta) = K(Delta)")
+    assert_close(posenc.kernel(0, width), width / 2, "K(0) = d/2")
+    assert_close(np.clip(values, -width / 2, width / 2), values, "|K(Delta)| <= d/2")
+
+
+@derivation(
+    "normalized-ids-step",
+    title="Normalizing position ids by the length makes the step depend on the length",
+    statement=(
+        r"u_t = \frac{t}{L - 1} \;\Longrightarrow\; u_{t+1} - u_t = \frac{1}{L - 1},"
+        r" \qquad \text{which is } \tfrac{1}{4} \text{ at } L = 5 \text{ and } \tfrac{1}{8} \text{ at } L = 9"
+    ),
+    summary="Squeezing the ids of a length-L sequence into [0, 1] makes neighbouring tokens 1/(L - 1) apart, so one token step means different offsets in sequences of different lengths.",
+    assumptions=("t an integer position, 0 <= t < L - 1", "L an integer length, L > 1"),
+    steps=(
+        r"Subtract: $\frac{t + 1}{L - 1} - \frac{t}{L - 1} = \frac{1}{L - 1}$, the same for every $t$ but not for every $L$.",
+        r"At $L = 5$ the step is $1/4$; at $L = 9$ it is $1/8$, half as large for the same one-token move.",
+        r"With raw integer ids the step is 1 at every length, which is what the sinusoidal shift and kernel identities assume.",
+    ),
+)
+def prove_normalized_ids_step() -> None:
+    length = sp.Symbol("L", integer=True, positive=True)
+    position = sp.Symbol("t", integer=True, nonnegative=True)
+    step = sp.simplify((position + 1) / (length - 1) - position / (length - 1))
+    assert_equal(step, 1 / (length - 1), "u_(t+1) - u_t = 1/(L - 1)")
+    if step.has(position):
+        raise ProofFailure("the normalized step depends on t")
+    for size, expected in ((5, sp.Rational(1, 4)), (9, sp.Rational(1, 8))):
+        if step.subs(length, size) != expected:
+            raise ProofFailure(f"step at L = {size} is {step.subs(length, size)}, not {expected}")
+
+
+@numeric_check("normalized-ids-step")
+def check_normalized_ids_step(rng: np.random.Generator) -> None:
+    length = int(rng.integers(2, 200))
+    normalized = np.arange(length) / (length - 1)
+    assert_close(np.diff(normalized), np.full(length - 1, 1 / (length - 1)), "u_(t+1) - u_t = 1/(L - 1)")
+    assert_close([np.diff(np.arange(size) / (size - 1))[0] for size in (5, 9)], [0.25, 0.125], "1/4 and 1/8")
+
+
+@derivation(
+    "attention-expansion",
+    title="An attention score of summed inputs splits into four terms",
+    statement=(
+        r"\begin{aligned} q_t^\top k_s &= (E_t + P_t)^\top A\,(E_s + P_s), \qquad A = W_Q W_K^\top \\"
+        r" &= E_t^\top A E_s + E_t^\top A P_s + P_t^\top A E_s + P_t^\top A P_s \end{aligned}"
+    ),
+    summary="With inputs x = E + P and queries and keys q = W_Q^T x, k = W_K^T x, the score expands into content-content, content-position, position-content and position-position parts, all weighted by the same learned A.",
+    assumptions=(r"$E_t, P_t \in \mathbb{R}^d$ column vectors", r"$W_Q, W_K \in \mathbb{R}^{d \times d_k}$", r"$q_t = W_Q^\top x_t$, $k_s = W_K^\top x_s$ with $x = E + P$", "the usual 1/sqrt(d_k) scale is left out"),
+    steps=(
+        r"$q_t^\top k_s = (W_Q^\top x_t)^\top (W_K^\top x_s) = x_t^\top W_Q W_K^\top x_s = x_t^\top A\,x_s$.",
+        r"Substitute $x_t = E_t + P_t$ and $x_s = E_s + P_s$; the bilinear form distributes over both sums and gives four terms.",
+        r"Only the last term involves positions alone, and even it is weighted by $A$ rather than the identity, so the `kernel` identity does not apply to it directly.",
+    ),
+)
+def prove_attention_expansion() -> None:
+    width, head = 4, 2
+
+    def column(name: str) -> sp.Matrix:
+        return sp.Matrix(sp.symbols(f"{name}_0:{width}", real=True))
+
+    def weights(name: str) -> sp.Matrix:
+        return sp.Matrix(width, head, sp.symbols(f"{name}_0:{width * head}", real=True))
+
+    e_t, p_t, e_s, p_s = column("e_t"), column("p_t"), column("e_s"), column("p_s")
+    w_q, w_k = weights("wq"), weights("wk")
+    a = w_q * w_k.T
+    score = (w_q.T * (e_t + p_t)).dot(w_k.T * (e_s + p_s))
+    assert_equal(sp.expand(score), sp.expand(((e_t + p_t).T * a * (e_s + p_s))[0]), "q.k = x_t^T A x_s")
+    terms = (e_t.T * a * e_s + e_t.T * a * p_s + p_t.T * a * e_s + p_t.T * a * p_s)[0]
+    assert_equal(sp.expand(score - terms), 0, "the score splits into four terms")
+
+
+@numeric_check("attention-expansion")
+def check_attention_expansion(rng: np.random.Generator) -> None:
+    width, head = random_width(rng), int(rng.integers(1, 17))
+    ids = rng.integers(0, 10**4, size=2)
+    positions = posenc.sinusoidal(ids, width)
+    contents = random_vectors(rng, 2, width)
+    w_q, w_k = rng.standard_normal((width, head)), rng.standard_normal((width, head))
+    a = w_q @ w_k.T
+    score = (w_q.T @ (contents[0] + positions[0])) @ (w_k.T @ (contents[1] + positions[1]))
+    terms = sum(first @ a @ second for first in (contents[0], positions[0]) for second in (contents[1], positions[1]))
+    assert_close(score, terms, "four-term expansion", atol=1e-8)
+
+
+@derivation(
+    "position-only-counterexample",
+    title="A learned matrix can make the position-only score depend on absolute position",
+    statement=(
+        r"A = e_0 e_0^\top: \quad P(t)^\top A\,P(s) = \sin t\,\sin s, \qquad"
+        r" 0 \text{ at } (t, s) = (0, 1), \qquad \sin 1 \sin 2 \approx 0.7651 \text{ at } (t, s) = (1, 2)"
+    ),
+    summary="If A keeps only the first sine channel, two position pairs with the same offset get different scores, so the position-position term need not be a function of t - s.",
+    assumptions=("d = 8, interleaved layout, so channel 0 is sin(t) because omega_0 = 1", r"$e_0$ the first standard basis vector"),
+    steps=(
+        r"$e_0^\top P(t)$ picks channel 0, which is $\sin(t\omega_0) = \sin t$, so the score is $\sin t \sin s$.",
+        r"At $(t, s) = (0, 1)$ the factor $\sin 0$ makes the score exactly 0.",
+        r"At $(t, s) = (1, 2)$ the score is $\sin 1 \sin 2 = 0.76514\ldots$, which rounds to 0.7651.",
+        r"Both pairs have $t - s = -1$, yet the scores differ, so this score is not any function of $t - s$.",
+    ),
+)
+def prove_position_only_counterexample() -> None:
+    width = 8
+    keep_first = sp.zeros(width, width)
+    keep_first[0, 0] = 1
+    score = (position_vector(t, width).T * keep_first * position_vector(s, width))[0]
+    assert_equal(score, sp.sin(t) * sp.sin(s), "P(t)^T A P(s) = sin t sin s")
+    first, second = score.subs({t: 0, s: 1}), score.subs({t: 1, s: 2})
+    if first != 0 or second != sp.sin(1) * sp.sin(2):
+        raise ProofFailure(f"scores {first} and {second} are not 0 and sin(1) sin(2)")
+    if round(float(second.evalf(30)), 4) != 0.7651:
+        raise ProofFailure(f"sin(1) sin(2) = {second.evalf(10)} does not round to 0.7651")
+
+
+@numeric_check("position-only-counterexample")
+def check_position_only_counterexample(rng: np.random.Generator) -> None:
+    vectors = posenc.sinusoidal([0, 1, 2], 8)
+    keep_first = np.zeros((8, 8))
+    keep_first[0, 0] = 1.0
+    scores = [vectors[0] @ keep_first @ vectors[1], vectors[1] @ keep_first @ vectors[2]]
+    assert_close(scores, [0.0, np.sin(1.0) * np.sin(2.0)], "0 and sin 1 sin 2")
+    assert_close(scores[1], 0.7651, "about 0.7651", atol=5e-5)
+    start = int(rng.integers(0, 10**4))
+    shifted = posenc.sinusoidal([start, start + 1], 8)
+    assert_close(shifted[0] @ keep_first @ shifted[1], np.sin(start) * np.sin(start + 1.0), "sin t sin s")
+
+
+@derivation(
+    "projection-parameters",
+    title="Concatenating instead of adding doubles the query projection",
+    statement=(
+        r"W_Q \in \mathbb{R}^{d \times d_k}:\ d\,d_k \text{ weights for } E_t + P_t, \qquad"
+        r" W_Q' \in \mathbb{R}^{2d \times d_k}:\ 2\,d\,d_k \text{ weights for } \begin{pmatrix} E_t \\ P_t \end{pmatrix}"
+    ),
+    summary="A sum of two width-d vectors still has width d, so its query projection needs d·d_k weights, while the stacked width-2d vector needs 2·d·d_k.",
+    assumptions=(r"$d, d_k$ positive integers", r"$E_t, P_t \in \mathbb{R}^d$"),
+    steps=(
+        r"$E_t + P_t$ has $d$ entries, so a projection to $d_k$ outputs is a $d \times d_k$ matrix: $d\,d_k$ weights.",
+        r"Stacking $E_t$ on $P_t$ gives $2d$ entries, so the matrix is $2d \times d_k$: $2\,d\,d_k$ weights, twice as many.",
+        r"This compares shapes and parameter counts only; it says nothing about which choice trains better.",
+    ),
+)
+def prove_projection_parameters() -> None:
+    width, head = sp.symbols("d d_k", positive=True, integer=True)
+    added = sp.MatrixSymbol("W_Q", width, head)
+    stacked = sp.MatrixSymbol("W_Q'", 2 * width, head)
+    summed = sp.MatrixSymbol("E", width, 1) + sp.MatrixSymbol("P", width, 1)
+    stack = sp.BlockMatrix([[sp.MatrixSymbol("E", width, 1)], [sp.MatrixSymbol("P", width, 1)]])
+    if summed.shape != (width, 1) or stack.shape != (2 * width, 1):
+        raise ProofFailure(f"input shapes {summed.shape} and {stack.shape} are not (d, 1) and (2d, 1)")
+    if (added.T * summed).shape != (head, 1) or (stacked.T * stack).shape != (head, 1):
+        raise ProofFailure("the projections do not map their inputs to d_k outputs")
+    assert_equal(sp.Mul(*added.shape), width * head, "d x d_k weights")
+    assert_equal(sp.Mul(*stacked.shape), 2 * width * head, "2d x d_k weights")
+
+
+@numeric_check("projection-parameters")
+def check_projection_parameters(rng: np.random.Generator) -> None:
+    width, head = random_width(rng), int(rng.integers(1, 65))
+    position = posenc.sinusoidal([int(rng.integers(0, 10**4))], width)[0]
+    content = rng.standard_normal(width)
+    added, stacked = rng.standard_normal((width, head)), rng.standard_normal((2 * width, head))
+    outputs = [(added.T @ (content + position)).size, (stacked.T @ np.concatenate([content, position])).size]
+    assert_close(outputs, [head, head], "both give d_k outputs")
+    assert_close([added.size, stacked.size], [width * head, 2 * width * head], "d d_k and 2 d d_k weights")
+
+
+@derivation(
+    "sum-not-separable",
+    title="A sum does not reveal its two summands",
+    statement=r"(E_t + v) + (P_t - v) = E_t + P_t \quad \text{for every } v \in \mathbb{R}^d",
+    summary="Moving any vector v from one summand to the other leaves the sum unchanged, so the sum alone cannot determine the content and position parts.",
+    assumptions=(r"$E_t, P_t, v \in \mathbb{R}^d$",),
+    steps=(
+        r"Regroup: $(E_t + v) + (P_t - v) = E_t + P_t + (v - v) = E_t + P_t$.",
+        r"Every choice of $v$ gives a different pair of summands with the same total, so infinitely many splits produce the same input.",
+        r"Only extra knowledge, such as knowing $P_t$ exactly, lets one recover $E_t$ by subtraction.",
+    ),
+)
+def prove_sum_not_separable() -> None:
+    width = 4
+
+    def column(name: str) -> sp.Matrix:
+        return sp.Matrix(sp.symbols(f"{name}_0:{width}", real=True))
+
+    content, position, v = column("e"), column("p"), column("v")
+    total = (content + v) + (position - v)
+    assert_equal(total, content + position, "(E + v) + (P - v) = E + P")
+    if any(symbol in total.free_symbols for symbol in v):
+        raise ProofFailure("the sum still depends on v")
+
+
+@numeric_check("sum-not-separable")
+def check_sum_not_separable(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    position = posenc.sinusoidal([int(rng.integers(0, 10**4))], width)[0]
+    content, v = rng.standard_normal((2, width))
+    assert_close((content + v) + (position - v), content + position, "(E + v) + (P - v) = E + P", atol=1e-12)
+
+
+@derivation(
+    "residual-jacobian",
+    title="A residual block adds the identity to its Jacobian but can still erase its input",
+    statement=(
+        r"\frac{\partial}{\partial x}\big(x + F(x)\big) = I + J_F(x), \qquad"
+        r" F(x) = -x \;\Longrightarrow\; x + F(x) = 0"
+    ),
+    summary="The skip path contributes an identity term to the derivative, yet an update F(x) = -x cancels the input, so the original vector is not guaranteed to survive.",
+    assumptions=(r"$x \in \mathbb{R}^d$", r"$F: \mathbb{R}^d \to \mathbb{R}^d$ differentiable with Jacobian $J_F$"),
+    steps=(
+        r"Differentiate component by component: $\partial(x_i + F_i(x))/\partial x_j = \delta_{ij} + \partial F_i/\partial x_j$, which is $I + J_F$.",
+        r"The identity part carries signal and gradient straight through the block, whatever $F$ is.",
+        r"For $F(x) = -x$ the output is $x - x = 0$ and the Jacobian is $I - I = 0$: this update removes the input entirely.",
+    ),
+)
+def prove_residual_jacobian() -> None:
+    width = 3
+    x = sp.Matrix(sp.symbols(f"x_0:{width}", real=True))
+    update = sp.Matrix([sp.Function(f"F_{i}")(*x) for i in range(width)])
+    jacobian = (x + update).jacobian(x)
+    assert_equal(jacobian, sp.eye(width) + update.jacobian(x), "d(x + F)/dx = I + J_F")
+    cancel = -x
+    assert_equal(x + cancel, sp.zeros(width, 1), "F(x) = -x gives output 0")
+    assert_equal((x + cancel).jacobian(x), sp.zeros(width, width), "and Jacobian I - I = 0")
+
+
+@numeric_check("residual-jacobian")
+def check_residual_jacobian(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    weights = rng.standard_normal((width, width)) / np.sqrt(width)
+    x = posenc.sinusoidal([int(rng.integers(0, 10**4))], width)[0]
+
+    def block(point: np.ndarray) -> np.ndarray:
+        return point + np.tanh(weights @ point)
+
+    step = 1e-6
+    columns = [(block(x + step * unit) - block(x - step * unit)) / (2 * step) for unit in np.eye(width)]
+    jacobian_f = (1 - np.tanh(weights @ x) ** 2)[:, None] * weights
+    assert_close(np.stack(columns, axis=1), np.eye(width) + jacobian_f, "finite differences = I + J_F", atol=1e-7)
+    assert_close(x + (-x), np.zeros(width), "F(x) = -x cancels the input")
+
+
+@derivation(
+    "rope-relative",
+    title="RoPE scores depend only on the offset between query and key",
+    statement=(
+        r"\begin{aligned} \big(R(m\theta)\,q\big)^\top \big(R(n\theta)\,k\big) &= q^\top R\big((n - m)\theta\big)\,k,"
+        r" \qquad R(\phi) = \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix} \\"
+        r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) &= q^\top R_\Theta(n - m)\,k,"
+        r" \qquad R_\Theta(m) = \operatorname{diag}\big(R(m\theta_0), \ldots, R(m\theta_{d/2-1})\big) \end{aligned}"
+    ),
+    summary="Rotating a query at position m and a key at position n leaves a score that depends on n - m only, pair by pair and so for the whole vector.",
+    assumptions=(r"$m, n$ real positions", r"$\theta_r = b^{-2r/d} > 0$", r"$q, k \in \mathbb{R}^2$ per pair, $\mathbb{R}^d$ for the full rotation"),
+    steps=(
+        r"$(R(m\theta)q)^\top R(n\theta)k = q^\top R(m\theta)^\top R(n\theta)\,k$.",
+        r"A rotation's transpose is the rotation by the opposite angle, and rotations add their angles, so $R(m\theta)^\top R(n\theta) = R(-m\theta)R(n\theta) = R((n - m)\theta)$.",
+        r"$R_\Theta$ is block diagonal, so its score is the sum of the per-pair scores, each a function of $n - m$; shifting both positions by the same amount changes nothing.",
+    ),
+)
+def prove_rope_relative() -> None:
+    m, n, angle = sp.Symbol("m", real=True), sp.Symbol("n", real=True), sp.Symbol("theta", positive=True)
+    residual = angle_sum(rotation(m * angle).T * rotation(n * angle) - rotation((n - m) * angle))
+    assert_equal(residual, sp.zeros(2, 2), "R(m theta)^T R(n theta) = R((n - m) theta)")
+    width = 4
+    query = sp.Matrix(sp.symbols(f"q_0:{width}", real=True))
+    key = sp.Matrix(sp.symbols(f"k_0:{width}", real=True))
+
+    def full(position: sp.Expr) -> sp.Matrix:
+        return sp.diag(*[rotation(position * omega(q, width)) for q in range(width // 2)])
+
+    score = (full(m) * query).dot(full(n) * key)
+    assert_equal(angle_sum(score - (query.T * full(n - m) * key)[0]), 0, "full block-diagonal score at d = 4")
+
+
+@numeric_check("rope-relative")
+def check_rope_relative(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    query, key = random_vectors(rng, 2, width)
+    m, n, c = (int(value) for value in rng.integers(0, 10**4, size=3))
+
+    def score(query_position: int, key_position: int) -> float:
+        rotated_query = posenc.rope(query[None, :], [query_position])[0]
+        rotated_key = posenc.rope(key[None, :], [key_position])[0]
+        return float(rotated_query @ rotated_key)
+
+    assert_close(score(m, n), score(m + c, n + c), "shifting both positions keeps the score", atol=1e-8)
+    if n >= m:  # position ids are non-negative, so rotate whichever side has the positive offset
+        relative = query @ posenc.rope(key[None, :], [n - m])[0]
+    else:
+        relative = posenc.rope(query[None, :], [m - n])[0] @ key
+    assert_close(score(m, n), relative, "score = q^T R((n - m) theta) k", atol=1e-8)
+
+
+@derivation(
+    "rope-norm",
+    title="RoPE leaves the lengths of queries and keys unchanged",
+    statement=r"\lVert R_\Theta(m)\,q \rVert = \lVert q \rVert, \qquad \lVert R_\Theta(n)\,k \rVert = \lVert k \rVert",
+    summary="Each pair is rotated, and rotations preserve length, so RoPE changes directions but not norms.",
+    assumptions=(r"$m, n$ real positions", r"$q, k \in \mathbb{R}^d$", r"$R_\Theta$ as in `rope-relative`"),
+    steps=(
+        r"For one pair, $R(\phi)^\top R(\phi) = I$ because $\cos^2\phi + \sin^2\phi = 1$ and the cross terms cancel.",
+        r"Hence $\lVert R(\phi) x\rVert^2 = x^\top R(\phi)^\top R(\phi) x = \lVert x\rVert^2$ for every pair $x$.",
+        r"The squared norm of the full vector is the sum over pairs, each unchanged, so $\lVert R_\Theta(m) q\rVert = \lVert q\rVert$.",
+    ),
+)
+def prove_rope_norm() -> None:
+    angle = sp.Symbol("phi", real=True)
+    assert_equal(rotation(angle).T * rotation(angle), sp.eye(2), "R(phi)^T R(phi) = I")
+    width, m = 4, sp.Symbol("m", real=True)
+    query = sp.Matrix(sp.symbols(f"q_0:{width}", real=True))
+    full = sp.diag(*[rotation(m * omega(q, width)) for q in range(width // 2)])
+    rotated = full * query
+    assert_equal(rotated.dot(rotated), query.dot(query), "|R_Theta(m) q|^2 = |q|^2 at d = 4")
+
+
+@numeric_check("rope-norm")
+def check_rope_norm(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    vectors = random_vectors(rng, 16, width)
+    ids = rng.integers(0, 10**6, size=16)
+    for layout in ("interleaved", "halves"):
+        rotated = posenc.rope(vectors, ids, layout=layout)
+        assert_close(np.linalg.norm(rotated, axis=1), np.linalg.norm(vectors, axis=1), f"norms kept ({layout})")
+
+
+@derivation(
+    "rope-layout-permutation",
+    title="The halves and interleaved RoPE layouts differ by a fixed channel permutation",
+    statement=(
+        r"\begin{aligned} R^{\mathrm{halves}}_\Theta(m) &= \Pi^\top R^{\mathrm{inter}}_\Theta(m)\,\Pi,"
+        r" \qquad (\Pi x)_{2r} = x_r, \quad (\Pi x)_{2r+1} = x_{r + d/2} \\"
+        r" \big(R^{\mathrm{halves}}_\Theta(m)\,q\big)^\top \big(R^{\mathrm{halves}}_\Theta(n)\,k\big)"
+        r" &= \big(R^{\mathrm{inter}}_\Theta(m)\,\Pi q\big)^\top \big(R^{\mathrm{inter}}_\Theta(n)\,\Pi k\big) \end{aligned}"
+    ),
+    summary="Pairing channel r with r + d/2 is the interleaved pairing seen through a fixed permutation, so permuting the output channels of W_Q and W_K converts one layout into the other with identical scores.",
+    assumptions=(r"$m, n$ real positions", "d a positive even integer (proved at d = 8)", r"$\Pi$ the $d \times d$ permutation matrix defined above", "both layouts use the same frequencies"),
+    steps=(
+        r"The halves layout rotates the pair $(x_r, x_{r + d/2})$ by $m\theta_r$; $\Pi$ moves exactly that pair to channels $(2r, 2r + 1)$, where the interleaved layout rotates it by the same angle.",
+        r"So rotating in halves layout equals permuting with $\Pi$, rotating in interleaved layout, and permuting back with $\Pi^{-1} = \Pi^\top$; SymPy checks this at $d = 8$ with four symbolic angles.",
+        r"In a score the outer permutations meet as $\Pi\Pi^\top = I$, leaving the interleaved score of $\Pi q$ and $\Pi k$.",
+        r"Since $q = W_Q^\top x$, replacing $q$ by $\Pi q$ just reorders the output channels of $W_Q$ (likewise for $W_K$), so a checkpoint converts between layouts without changing any score.",
+    ),
+)
+def prove_rope_layout_permutation() -> None:
+    width = 8
+    half = width // 2
+    first = sp.symbols(f"a_0:{half}", real=True)
+    second = sp.symbols(f"c_0:{half}", real=True)
+
+    def interleaved(angles: tuple[sp.Symbol, ...]) -> sp.Matrix:
+        return sp.diag(*[rotation(angle) for angle in angles])
+
+    def halves(angles: tuple[sp.Symbol, ...]) -> sp.Matrix:
+        matrix = sp.zeros(width, width)
+        for q, angle in enumerate(angles):
+            matrix[q, q], matrix[q, q + half] = sp.cos(angle), -sp.sin(angle)
+            matrix[q + half, q], matrix[q + half, q + half] = sp.sin(angle), sp.cos(angle)
+        return matrix
+
+    permutation = sp.zeros(width, width)
+    for q in range(half):
+        permutation[2 * q, q] = 1
+        permutation[2 * q + 1, q + half] = 1
+    assert_equal(permutation.T * permutation, sp.eye(width), "Pi is orthogonal")
+    assert_equal(halves(first), permutation.T * interleaved(first) * permutation, "halves = Pi^T interleaved Pi")
+    score_halves = halves(first).T * halves(second)
+    score_interleaved = permutation.T * interleaved(first).T * interleaved(second) * permutation
+    assert_equal(score_halves, score_interleaved, "scores agree after permuting q and k")
+
+
+@numeric_check("rope-layout-permutation")
+def check_rope_layout_permutation(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    half = width // 2
+    order = np.empty(width, dtype=int)  # (Pi x)[i] = x[order[i]]
+    order[0::2], order[1::2] = np.arange(half), np.arange(half, width)
+    vectors = random_vectors(rng, 8, width)
+    ids = rng.integers(0, 10**4, size=8)
+    halves = posenc.rope(vectors, ids, layout="halves")
+    interleaved = posenc.rope(vectors[:, order], ids, layout="interleaved")
+    assert_close(halves[:, order], interleaved, "Pi R_halves x = R_inter Pi x")
+    assert_close(halves @ halves.T, interleaved @ interleaved.T, "identical scores", atol=1e-8)
+
+
+@derivation(
+    "rope-sinusoidal-link",
+    title="With a repeated content pair, RoPE scores trace the sinusoidal kernel",
+    statement=(
+        r"q = k = (c, c, \ldots, c),\ c \in \mathbb{R}^2 \;\Longrightarrow\;"
+        r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) = \lVert c \rVert^2\, K(m - n)"
+    ),
+    summary="When every pair of the query and key holds the same 2-vector c, the RoPE score is |c|^2 times the sinusoidal kernel, so the two similarity curves have the same shape.",
+    assumptions=(r"$m, n$ real positions", r"$\theta_r = \omega_r = b^{-2r/d}$ (the same frequencies as the sinusoidal encoding)", r"$R_\Theta$ as in `rope-relative`"),
+    steps=(
+        r"By `rope-relative`, pair $r$ contributes $c^\top R((n - m)\theta_r)\,c$.",
+        r"For any angle, $c^\top R(\phi)\,c = (c_1^2 + c_2^2)\cos\phi + c_1c_2(\sin\phi - \sin\phi) = \lVert c\rVert^2 \cos\phi$: the antisymmetric sine part cancels.",
+        r"Summing over pairs gives $\lVert c\rVert^2 \sum_r \cos((n - m)\omega_r) = \lVert c\rVert^2 K(n - m)$, and $K$ is even (`kernel-symmetry-bound`), so this is $\lVert c\rVert^2 K(m - n)$.",
+    ),
+)
+def prove_rope_sinusoidal_link() -> None:
+    angle = sp.Symbol("phi", real=True)
+    c = sp.Matrix(sp.symbols("c_1 c_2", real=True))
+    assert_equal((c.T * rotation(angle) * c)[0], c.dot(c) * sp.cos(angle), "c^T R(phi) c = |c|^2 cos phi")
+    width, m, n = 8, sp.Symbol("m", real=True), sp.Symbol("n", real=True)
+    repeated = sp.Matrix(list(c) * (width // 2))
+
+    def full(position: sp.Expr) -> sp.Matrix:
+        return sp.diag(*[rotation(position * omega(q, width)) for q in range(width // 2)])
+
+    score = (full(m) * repeated).dot(full(n) * repeated)
+    kernel = sum(sp.cos(omega(q, width) * (m - n)) for q in range(width // 2))
+    assert_equal(angle_sum(score - c.dot(c) * kernel), 0, "RoPE score = |c|^2 K(m - n) at d = 8")
+
+
+@numeric_check("rope-sinusoidal-link")
+def check_rope_sinusoidal_link(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    c = rng.standard_normal(2)
+    repeated = np.tile(c, width // 2)[None, :]
+    m, n = (int(value) for value in rng.integers(0, 10**4, size=2))
+    score = posenc.rope(repeated, [m])[0] @ posenc.rope(repeated, [n])[0]
+    assert_close(score, (c @ c) * posenc.kernel(m - n, width), "RoPE score = |c|^2 K(m - n)", atol=1e-8)
+
+
+@derivation(
+    "alibi-slopes",
+    title="ALiBi's head slopes form a geometric sequence",
+    statement=(
+        r"s_h = 2^{-8h/n} \ (h = 1, \ldots, n) \;\Longrightarrow\; \frac{s_{h+1}}{s_h} = 2^{-8/n},"
+        r" \qquad s_1 = 2^{-8/n}, \quad s_n = 2^{-8}"
+    ),
+    summary="For n heads, n a power of two, each slope is 2^(-8/n) times the previous one, starting at 2^(-8/n) and ending at 1/256.",
+    assumptions=("n the number of heads, a power of two", "h an integer head index, 1 <= h <= n"),
+    steps=(
+        r"Divide consecutive slopes: $2^{-8(h+1)/n} / 2^{-8h/n} = 2^{-8(h+1)/n + 8h/n} = 2^{-8/n}$, free of $h$, so the sequence is geometric.",
+        r"The first slope equals the common ratio, $s_1 = 2^{-8/n}$, so $s_h = (2^{-8/n})^h$.",
+        r"The last slope is $s_n = 2^{-8} = 1/256$ for every head count $n$.",
+    ),
+)
+def prove_alibi_slopes() -> None:
+    heads = sp.Symbol("n", positive=True, integer=True)
+    head = sp.Symbol("h", positive=True, integer=True)
+
+    def slope(index: sp.Expr) -> sp.Expr:
+        return sp.Integer(2) ** (-8 * index / heads)
+
+    ratio = sp.powsimp(slope(head + 1) / slope(head), force=True)
+    assert_equal(ratio, sp.Integer(2) ** (-8 / heads), "s_(h+1)/s_h = 2^(-8/n)")
+    if ratio.has(head):
+        raise ProofFailure(f"the slope ratio {ratio} depends on h")
+    assert_equal(slope(1), ratio, "s_1 = 2^(-8/n)")
+    assert_equal(slope(heads), sp.Rational(1, 256), "s_n = 2^(-8)")
+
+
+@numeric_check("alibi-slopes")
+def check_alibi_slopes(rng: np.random.Generator) -> None:
+    heads = int(2 ** rng.integers(0, 8))
+    slopes = posenc.alibi_slopes(heads)
+    assert_close(slopes, 2.0 ** (-8.0 * np.arange(1, heads + 1) / heads), "s_h = 2^(-8h/n)", atol=1e-15)
+    assert_close(slopes[1:] / slopes[:-1], np.full(heads - 1, 2.0 ** (-8 / heads)), "constant ratio 2^(-8/n)")
+    assert_close([slopes[0], slopes[-1]], [2.0 ** (-8 / heads), 1 / 256], "first and last slopes", atol=1e-15)
+
+
+@derivation(
+    "alibi-softmax-shift",
+    title="ALiBi's distance penalty and a key-index bonus give the same attention weights",
+    statement=(
+        r"\operatorname{softmax}_{j \le i}\big(a_{ij} + m\,j\big) = \operatorname{softmax}_{j \le i}\big(a_{ij} - m\,(i - j)\big),"
+        r" \qquad \text{since } -m\,(i - j) = m\,j - m\,i"
+    ),
+    summary="Subtracting slope·(i - j) differs from adding slope·j by -slope·i, a constant along the query's row, and softmax ignores a constant added to every entry of a row.",
+    assumptions=("i the query index, keys j = 0, ..., i (causal mask)", "m a head's slope", r"$a_{ij}$ real scores"),
+    steps=(
+        r"For a fixed query $i$, $-m(i - j) = m j - m i$, so the two biased rows differ by the constant $-m i$.",
+        r"Softmax is unchanged by adding a constant $c$ to a row: $e^{x_j + c} / \sum_l e^{x_l + c} = e^c e^{x_j} / (e^c \sum_l e^{x_l})$ and $e^c$ cancels.",
+        r"Hence both biases give identical attention weights; only the relative key positions $j$ within the row matter.",
+    ),
+)
+def prove_alibi_softmax_shift() -> None:
+    slope = sp.Symbol("m", positive=True)
+    query = sp.Symbol("i", integer=True, nonnegative=True)
+    key = sp.Symbol("j", integer=True, nonnegative=True)
+    gap = sp.expand((-slope * (query - key)) - slope * key)
+    assert_equal(gap, -slope * query, "the biases differ by -m i")
+    if gap.has(key):
+        raise ProofFailure("the bias difference depends on the key index")
+    row = 4  # keys 0..3 of query i = 3
+    scores = sp.symbols(f"a_0:{row}", real=True)
+    shift = sp.Symbol("c", real=True)
+
+    def softmax_row(values: list[sp.Expr]) -> list[sp.Expr]:
+        total = sum(sp.exp(value) for value in values)
+        return [sp.exp(value) / total for value in values]
+
+    plain = softmax_row(list(scores))
+    for shifted, expected in zip(softmax_row([value + shift for value in scores]), plain):
+        assert_equal(sp.powsimp(sp.expand(shifted)), expected, "softmax ignores a constant shift")
+    bonus = [scores[j] + slope * j for j in range(row)]
+    penalty = [scores[j] - slope * (row - 1 - j) for j in range(row)]
+    offsets = {sp.expand(left - right) for left, right in zip(bonus, penalty)}
+    if offsets != {slope * (row - 1)}:
+        raise ProofFailure(f"at i = 3 the two biased rows should differ by the constant m i, got {offsets}")
+    for left, right in zip(softmax_row(bonus), softmax_row(penalty)):
+        assert_equal(left, right, "bonus m j and penalty -m (i - j) give the same weights at i = 3")
+
+
+@numeric_check("alibi-softmax-shift")
+def check_alibi_softmax_shift(rng: np.random.Generator) -> None:
+    heads, length = int(2 ** rng.integers(0, 5)), int(rng.integers(1, 33))
+    bias = posenc.alibi_bias(heads, length)
+    slopes = posenc.alibi_slopes(heads)
+    scores = rng.standard_normal((length, length))
+    keys = np.arange(length)
+    hidden = keys[None, :] > keys[:, None]
+    for h in range(heads):
+        bonus = np.where(hidden, -np.inf, scores + slopes[h] * keys[None, :])
+        assert_close(softmax(scores + bias[h]), softmax(bonus), f"head {h}: softmax(a - m(i - j)) = softmax(a + m j)")
+        penalty = -slopes[h] * (keys[:, None] - keys[None, :])
+        assert_close(np.where(hidden, 0.0, bias[h]), np.where(hidden, 0.0, penalty), "bias = -m(i - j) on visible keys")

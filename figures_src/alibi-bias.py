@@ -35,9 +35,6 @@ def main():
 
     fig, axes = plotting.new_figure(aspect=0.62, nrows=2, ncols=len(SHOWN),
                                     gridspec_kw={"height_ratios": [1.1, 1]})
-    grid = axes[1, 0].get_subplotspec().get_gridspec()
-    for ax in axes[1]:
-        ax.remove()
     low = float(bias[0][i >= j].min())
     for ax, head in zip(axes[0], SHOWN):
         shown = np.where(i >= j, bias[head - 1], np.nan)  # masked cells are left blank
@@ -53,7 +50,7 @@ def main():
     axes[0, 0].text(LENGTH - 1, 0.5, "masked", ha="right", va="top", fontsize=8, color=plotting.GREY)
     fig.colorbar(image, ax=axes[0], label="bias −slope·(i − j)", shrink=0.8)
 
-    slopes_ax = fig.add_subplot(grid[1, :])
+    slopes_ax = plotting.span_axes(axes[1])  # the bottom row becomes one wide slope plot
     slopes_ax.plot(np.arange(1, 9), slopes8, "o", color=plotting.BLUE, markersize=7, label="8 heads")
     slopes_ax.plot(np.arange(1, 13), slopes12, "x", color=plotting.VERMILLION, markersize=7,
                    markeredgewidth=1.8, label="12 heads")

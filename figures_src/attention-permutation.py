@@ -41,9 +41,7 @@ def main():
     for ax, order, matrix in zip(axes, ORDERS, matrices):
         image = plotting.heatmap(ax, matrix, signed=False, extent=(-0.5, 2.5, 2.5, -0.5))
         image.set_clim(0, 1)
-        for (i, j), value in np.ndenumerate(matrix):
-            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=10,
-                    color="white" if value < 0.55 else "black")
+        plotting.annotate_cells(ax, image, matrix, fontsize=10)
         ax.set_xticks(range(3), order)
         ax.set_yticks(range(3), order)
         ax.set_aspect("equal")

@@ -36,13 +36,9 @@ def main():
     assert np.abs(table[:, 4]).max() < 0.016 and (1 - table[:, 5]).max() < 0.016
 
     fig, ax = plotting.new_figure(aspect=0.6)
-    plotting.heatmap(ax, table, colorbar_label="value",
-                     extent=(-0.5, D_MODEL - 0.5, MAX_LEN - 0.5, -0.5))
-    for t in range(MAX_LEN):
-        for i in range(D_MODEL):
-            value = table[t, i]
-            ax.text(i, t, f"{value:.4f}", ha="center", va="center", fontsize=9,
-                    color="white" if abs(value) > 0.6 else "black")
+    image = plotting.heatmap(ax, table, colorbar_label="value",
+                             extent=(-0.5, D_MODEL - 0.5, MAX_LEN - 0.5, -0.5))
+    plotting.annotate_cells(ax, image, table, fmt="{:.4f}", fontsize=9)
     ax.set_xticks(range(D_MODEL), [f"{i}\n{'sin' if i % 2 == 0 else 'cos'}" for i in range(D_MODEL)])
     ax.set_yticks(range(MAX_LEN))
     ax.set_xlabel("channel i (d_model = 6)")

@@ -32,9 +32,6 @@ def main():
 
     fig, axes = plotting.new_figure(aspect=0.7, nrows=WIDTH // 2, ncols=2,
                                     gridspec_kw={"width_ratios": [3.2, 1]})
-    grid = axes[0, 1].get_subplotspec().get_gridspec()
-    for ax in axes[:, 1]:
-        ax.remove()
     waves = axes[:, 0]
     for r, ax in enumerate(waves):
         ax.plot(t, np.sin(omega[r] * t), color=plotting.SINE, label="sin (channel 2r)")
@@ -52,7 +49,7 @@ def main():
                     borderaxespad=0.1, handlelength=1.5)
     waves[-1].set_xlabel("position t")
 
-    bars = fig.add_subplot(grid[:, 1])
+    bars = plotting.span_axes(axes[:, 1])  # one bar chart beside the four wave panels
     channels = np.arange(WIDTH)
     bars.barh(channels, vector, color=[plotting.SINE, plotting.COSINE] * (WIDTH // 2))
     bars.axvline(0, color=plotting.GREY, linewidth=0.8)

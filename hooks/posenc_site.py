@@ -99,7 +99,8 @@ def _eq(identifier: str, page_src: str) -> str:
 
 def _calc(expression: str, spec: str | None) -> str:
     try:
-        value = eval(expression, {"__builtins__": {}}, {"posenc": posenc, "np": np, "range": range, "abs": abs})  # noqa: S307
+        # Page text is trusted source, like the figure scripts; NumPy needs the real builtins.
+        value = eval(expression, {"posenc": posenc, "np": np})  # noqa: S307
     except Exception as error:  # noqa: BLE001 - name the marker that failed
         raise PluginError(f"calc marker {expression!r} failed: {type(error).__name__}: {error}") from error
     array = np.asarray(value)
@@ -217,6 +218,10 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     src = page.file.src_uri
+    if src.endswith(".ipynb"):
+        # Notebooks have no front matter; their metadata carries the page description.
+        notebook = json.loads(pathlib.Path(page.file.abs_src_path).read_text())
+        page.meta.setdefault("description", notebook.get("metadata", {}).get("description"))
     if not page.meta.get("description"):
         log.warning(f"page {src} has no description in its front matter (needed for search results and previews)")
 
@@ -242,6 +247,15 @@ def on_page_markdown(markdown, page, config, files):
         last = fence.end()
     pieces.append(MARKER.sub(expand, markdown[last:]))
     return "".join(pieces)
+
+
+def on_page_content(html_content, page, config, files):
+    """Offer every notebook page's source for download (mkdocs-jupyter copies it beside the page)."""
+    if page.file.src_uri.endswith(".ipynb"):
+        name = posixpath.basename(page.file.src_uri)
+        link = f'<p class="posenc-download"><a href="{name}" download>Download this notebook ({name})</a></p>'
+        return link + html_content
+    return html_content
 
 
 class _KaTeX:

@@ -67,7 +67,7 @@ def sinusoidal(
     Returns an array of shape ``(len(position_ids), width)``. The phases are computed in
     float64 and the result is rounded to ``dtype`` once at the end.
 
-    >>> sinusoidal([2], 8).round(4).tolist()[0][:4]
+    >>> sinusoidal([2], 8)[0, :4].round(4).tolist()
     [0.9093, -0.4161, 0.1987, 0.9801]
     """
     ids = _checks.position_ids(position_ids)

@@ -161,3 +161,100 @@ def heatmap(
     if colorbar_label is not None:
         ax.figure.colorbar(image, ax=ax, label=colorbar_label)
     return image
+
+
+def _luminance(rgba: Any) -> float:
+    """Relative luminance (sRGB, 0 = black, 1 = white) of a colour, seen over a white background."""
+    red, green, blue, alpha = (float(c) for c in rgba)
+    linear = []
+    for channel in (red, green, blue):
+        channel = alpha * channel + (1.0 - alpha)  # a translucent cell shows the white figure behind it
+        linear.append(channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4)
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+#: Above this luminance black text contrasts more than white: (L + 0.05) / 0.05 = 1.05 / (L + 0.05).
+_DARK_TEXT_ABOVE = (1.05 * 0.05) ** 0.5 - 0.05
+
+
+def annotate_cells(ax: Any, image: Any, values: Any, fmt: str = "{:.2f}", *, mask: Any = None,
+                   fontsize: float = 7) -> list[Any]:
+    """Print each value in its cell of ``image``, black on light cells and white on dark; return the texts.
+
+    Used by figures shift-rotation, position-only-score, binary-analogy, pytorch-table and
+    attention-permutation. ``image`` is what :func:`heatmap` (or ``imshow``) returned; cell
+    centres follow its extent and origin, so row 0 is at the top as :func:`heatmap` draws it.
+    The text colour is the one of the two with the higher contrast against the cell's colour
+    (its colormap at ``image.norm(value)``), so call this after any ``set_clim``. Cells where
+    ``mask`` is False, and cells whose value is NaN (drawn blank), get no text. A value that
+    prints as a negative zero ("-0.00") is printed without its sign.
+    """
+    import numpy as np
+
+    cells = np.shape(image.get_array())
+    numbers = np.asarray(values, dtype=float)
+    if len(cells) != 2:
+        raise ValueError(f"image must hold a 2-D array of cells, got shape {cells}")
+    if numbers.shape != cells:
+        raise ValueError(f"values must have the image's shape {cells}, got shape {numbers.shape}")
+    if mask is None:
+        keep = np.ones(cells, dtype=bool)
+    else:
+        keep = np.asarray(mask)
+        if keep.shape != cells:
+            raise ValueError(f"mask must have the image's shape {cells}, got shape {keep.shape}")
+        if keep.dtype != bool:
+            raise ValueError(f"mask must be an array of booleans, got dtype {keep.dtype}")
+    if not isinstance(fmt, str) or "{" not in fmt:
+        raise ValueError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
+    if not fontsize > 0:
+        raise ValueError(f"fontsize must be positive, got {fontsize}")
+    zero = fmt.format(0.0)
+
+    left, right, bottom, top = image.get_extent()
+    rows, cols = cells
+    first_row, last_row = (top, bottom) if image.origin == "upper" else (bottom, top)
+    texts = []
+    for (row, col), value in np.ndenumerate(numbers):
+        if not keep[row, col] or np.isnan(value):
+            continue
+        label = fmt.format(value)
+        if label != zero and fmt.format(abs(value)) == zero:  # e.g. -0.001 at two decimals
+            label = zero
+        light = _luminance(image.cmap(image.norm(value))) > _DARK_TEXT_ABOVE
+        x = left + (col + 0.5) * (right - left) / cols
+        y = first_row + (row + 0.5) * (last_row - first_row) / rows
+        texts.append(ax.text(x, y, label, ha="center", va="center", fontsize=fontsize,
+                             color="black" if light else "white"))
+    return texts
+
+
+def span_axes(axes: Any) -> Any:
+    """Remove ``axes`` (cells of one subplot grid) and return a single axes over the same cells.
+
+    Used by figures sin-cos-dimensions and alibi-bias, which replace a column or row of
+    subplots with one wide panel. The cells must form a filled rectangle of one grid.
+    """
+    import numpy as np
+
+    panels = list(dict.fromkeys(np.ravel(np.asarray(axes, dtype=object))))  # each once, in order
+    if not panels:
+        raise ValueError("axes must hold at least one axes")
+    specs = []
+    for panel in panels:
+        spec = panel.get_subplotspec() if hasattr(panel, "get_subplotspec") else None
+        if spec is None:
+            raise ValueError(f"axes must be subplots of a grid; {panel!r} is not")
+        specs.append(spec)
+    grid = specs[0].get_gridspec()
+    if any(spec.get_gridspec() is not grid for spec in specs) or len({p.figure for p in panels}) != 1:
+        raise ValueError("axes must all belong to one subplot grid of one figure")
+    covered = {(r, c) for spec in specs for r in spec.rowspan for c in spec.colspan}
+    rows = range(min(r for r, _ in covered), max(r for r, _ in covered) + 1)
+    cols = range(min(c for _, c in covered), max(c for _, c in covered) + 1)
+    if len(covered) != len(rows) * len(cols):
+        raise ValueError("axes must cover a filled rectangle of grid cells (a row or column)")
+    figure = panels[0].figure
+    for panel in panels:
+        panel.remove()
+    return figure.add_subplot(grid[rows.start:rows.stop, cols.start:cols.stop])

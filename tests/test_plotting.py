@@ -141,3 +141,70 @@ def test_heatmap_centres_signed_data_at_zero():
     with pytest.raises(ValueError, match="values must be a 2-D array"):
         plotting.heatmap(ax, np.ones(3))
     plotting.plt.close(fig)
+
+
+def test_annotate_cells_writes_each_unmasked_value_at_its_cell_centre():
+    import numpy as np
+
+    fig, ax = plotting.new_figure()
+    values = np.array([[0.0, 0.25, 0.5], [0.75, 1.0, -0.001]])
+    image = plotting.heatmap(ax, values, signed=False, extent=(-0.5, 2.5, 1.5, -0.5))
+    mask = np.array([[True, True, False], [True, True, True]])
+    texts = plotting.annotate_cells(ax, image, values, mask=mask)
+    assert len(texts) == mask.sum() == len(ax.texts)
+    written = {text.get_position(): text.get_text() for text in texts}
+    assert written == {(0, 0): "0.00", (1, 0): "0.25", (0, 1): "0.75", (1, 1): "1.00", (2, 1): "0.00"}
+    assert all(text.get_fontsize() == 7 for text in texts)
+    plotting.plt.close(fig)
+
+
+def test_annotate_cells_picks_white_on_the_darkest_cell_and_black_on_the_lightest():
+    import numpy as np
+
+    fig, (sequential, diverging) = plotting.new_figure(ncols=2)
+    ramp = np.array([[0.0, 1.0]])  # viridis: dark purple, then light yellow
+    texts = plotting.annotate_cells(sequential, plotting.heatmap(sequential, ramp, signed=False), ramp)
+    assert [text.get_color() for text in texts] == ["white", "black"]
+    signed = np.array([[-1.0, 0.0, 1.0]])  # RdBu_r: dark blue, near white, dark red
+    texts = plotting.annotate_cells(diverging, plotting.heatmap(diverging, signed), signed, fmt="{:+.1f}")
+    assert [text.get_color() for text in texts] == ["white", "black", "white"]
+    assert [text.get_text() for text in texts] == ["-1.0", "+0.0", "+1.0"]
+    plotting.plt.close(fig)
+
+
+def test_annotate_cells_rejects_values_or_mask_of_the_wrong_shape():
+    import numpy as np
+
+    fig, ax = plotting.new_figure()
+    image = plotting.heatmap(ax, np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"values must have the image's shape \(2, 3\)"):
+        plotting.annotate_cells(ax, image, np.ones((3, 2)))
+    with pytest.raises(ValueError, match="mask must have the image's shape"):
+        plotting.annotate_cells(ax, image, np.ones((2, 3)), mask=np.ones((2, 2), dtype=bool))
+    with pytest.raises(ValueError, match="mask must be an array of booleans"):
+        plotting.annotate_cells(ax, image, np.ones((2, 3)), mask=np.ones((2, 3)))
+    assert len(ax.texts) == 0
+    plotting.plt.close(fig)
+
+
+def test_span_axes_replaces_a_row_or_column_with_one_axes_over_the_same_area():
+    import numpy as np
+
+    fig, axes = plotting.new_figure(nrows=3, ncols=2)
+    fig.set_layout_engine("none")  # positions straight from the grid, so areas compare exactly
+
+    def area(panels):
+        boxes = np.array([panel.get_position().extents for panel in panels])  # x0, y0, x1, y1
+        return [*boxes[:, :2].min(axis=0), *boxes[:, 2:].max(axis=0)]
+
+    for removed in (axes[:, 1], axes[1, :1]):  # a column, then what is left of a row
+        expected = area(removed)
+        spanning = plotting.span_axes(removed)
+        assert all(panel not in fig.axes for panel in removed) and spanning in fig.axes
+        assert area([spanning]) == pytest.approx(expected)
+    assert len(fig.axes) == 4  # axes[0, 0], axes[2, 0] and the two spanning axes
+    with pytest.raises(ValueError, match="filled rectangle"):
+        plotting.span_axes([axes[0, 0], axes[2, 0]])
+    with pytest.raises(ValueError, match="at least one axes"):
+        plotting.span_axes([])
+    plotting.plt.close(fig)

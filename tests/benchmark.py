@@ -1,0 +1,87 @@
+"""`make bench`: print build and render timings as figures (no pass/fail: machines are noisy).
+
+Measured in one run so ratios compare like with like:
+  * a clean build split by step (figures, derivations, site), the virtual environment excluded;
+  * a no-op `make`, and a `make` after touching one figure script (which figures re-render);
+  * each figure's own draw time, and the clean render set against the floor
+    (one Matplotlib import + the sum of the draw times);
+  * the derivation registry's total proof time.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PY = ROOT / ".venv" / "bin" / "python"
+PROGRESS = re.compile(r"^\[(\d+)/(\d+)\] (\S+)\s+([0-9.]+) s$", re.M)
+
+
+def run(*command: str) -> tuple[float, str]:
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode:
+        sys.exit(f"benchmark step failed: {' '.join(command)}\n{result.stdout}\n{result.stderr}")
+    return elapsed, result.stdout
+
+
+def make(*targets: str) -> tuple[float, str]:
+    return run("make", "--no-print-directory", *targets)
+
+
+def matplotlib_import_seconds() -> float:
+    bare, _ = run(str(PY), "-c", "pass")
+    with_mpl, _ = run(str(PY), "-c", "import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot")
+    return with_mpl - bare
+
+
+def main() -> None:
+    print("posenc benchmark (seconds unless stated; 2-core machine, one run)\n")
+
+    # Clean build by step: remove what make generates, except the venv and node_modules.
+    for path in (ROOT / "docs" / "figures", ROOT / "build", ROOT / "site"):
+        shutil.rmtree(path, ignore_errors=True)
+    figures_seconds, figures_out = make("figures")
+    verify_seconds, verify_out = make("verify")
+    site_seconds, _ = make("site")
+    print("clean build, by step")
+    print(f"  figures            {figures_seconds:7.2f}")
+    print(f"  derivations        {verify_seconds:7.2f}")
+    print(f"  site (mkdocs)      {site_seconds:7.2f}")
+    print(f"  total              {figures_seconds + verify_seconds + site_seconds:7.2f}")
+
+    draws = {name: float(seconds) for _, _, name, seconds in PROGRESS.findall(figures_out)}
+    import_seconds = matplotlib_import_seconds()
+    floor = import_seconds + sum(draws.values())
+    print(f"\nfigures: {len(draws)} rendered in one process")
+    for name, seconds in sorted(draws.items(), key=lambda item: -item[1]):
+        print(f"  {name:<28} {seconds:6.2f}")
+    print(f"  matplotlib import  {import_seconds:7.2f}")
+    print(f"  floor (import + draws) {floor:6.2f}; clean figure step {figures_seconds:.2f} "
+          f"= {figures_seconds / floor:.2f}x the floor (target <= 1.5x)")
+
+    total_match = re.search(r"proved in ([0-9.]+) s", verify_out)
+    print(f"\nderivations: registry proved in {total_match[1] if total_match else '?'} s (target < 10 s)")
+
+    noop_seconds, noop_out = make()
+    print(f"\nno-op make          {noop_seconds:7.2f}  (target < 1 s; rendered "
+          f"{len(PROGRESS.findall(noop_out))} figures)")
+
+    script = sorted((ROOT / "figures_src").glob("*.py"))[0]
+    time.sleep(0.05)
+    os.utime(script)
+    edit_seconds, edit_out = make()
+    rerendered = [name for _, _, name, _ in PROGRESS.findall(edit_out)]
+    print(f"touch {script.name}: make {edit_seconds:.2f} s, re-rendered {rerendered} "
+          f"(target: that figure alone)")
+
+
+if __name__ == "__main__":
+    main()

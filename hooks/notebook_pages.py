@@ -21,6 +21,7 @@ STYLE = re.compile(r"<style[^>]*>(?P<css>.*?)</style>", re.S)
 CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
 CLASS_SELECTOR = re.compile(r"\.([\w-]+)")
 VARIABLE_USE = re.compile(r"var\(\s*(--[\w-]+)")
+PARENTHESES = re.compile(r"\([^()]*\)")
 UNWANTED_SCRIPTS = (
     re.compile(r'<script type="text/x-mathjax-config">.*?</script>', re.S),
     re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid.*?</script>', re.S),
@@ -43,6 +44,18 @@ def _selectors(prelude) -> list[str]:
     return [selector for selector in selectors if selector]
 
 
+def _may_match(selector: str, classes: set[str]) -> bool:
+    """False only when the selector needs a class the page does not have.
+
+    Classes inside :is()/:not()/:where()/:has() are ignored, which keeps a rule that might
+    apply rather than risk dropping one that does.
+    """
+    outer = selector
+    while PARENTHESES.search(outer):
+        outer = PARENTHESES.sub("", outer)
+    return all(name in classes for name in CLASS_SELECTOR.findall(outer))
+
+
 def _used_rules(rules, classes: set[str]) -> list:
     """(selector, declarations) or (at-rule prelude, nested list) for rules that can match."""
     kept = []
@@ -51,7 +64,7 @@ def _used_rules(rules, classes: set[str]) -> list:
             selectors = [
                 selector
                 for selector in _selectors(rule.prelude)
-                if all(name in classes for name in CLASS_SELECTOR.findall(selector))
+                if _may_match(selector, classes)
             ]
             if selectors:
                 declarations = tinycss2.parse_declaration_list(rule.content, skip_whitespace=True, skip_comments=True)

@@ -239,13 +239,21 @@ def on_page_markdown(markdown, page, config, files):
             return _derivations(src, config["site_url"])
         raise PluginError(f"{src}: unknown marker {match[0]!r}")
 
+    def expand_prose(text: str) -> str:
+        leftover = MARKER.sub("", text)
+        if "{{" in leftover:
+            # A marker broken across lines (or mistyped) would otherwise reach readers as raw text.
+            line = leftover[leftover.index("{{") :].split("\n", 1)[0]
+            raise PluginError(f"{src}: unexpanded marker (markers must sit on one line): {line[:80]!r}")
+        return MARKER.sub(expand, text)
+
     # Markers inside fenced code blocks are shown, not expanded.
     pieces, last = [], 0
     for fence in FENCE.finditer(markdown):
-        pieces.append(MARKER.sub(expand, markdown[last : fence.start()]))
+        pieces.append(expand_prose(markdown[last : fence.start()]))
         pieces.append(fence[0])
         last = fence.end()
-    pieces.append(MARKER.sub(expand, markdown[last:]))
+    pieces.append(expand_prose(markdown[last:]))
     return "".join(pieces)
 
 

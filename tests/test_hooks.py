@@ -59,6 +59,7 @@ def test_calc_formats_scalars_and_arrays():
         ("{{ figure: no-such-figure }}", "unknown figure 'no-such-figure'"),
         ("{{ calc .2f: posenc.kernel(6, 7) }}", "width must be a positive even integer"),
         ("{{ bogus: x }}", "unknown marker"),
+        ("{{ calc .2f: posenc.kernel(6,\n 8) }}", "unexpanded marker"),
     ],
 )
 def test_bad_markers_stop_the_build_with_a_named_error(markdown, words):

@@ -13,6 +13,8 @@ or derivation ID stops the build):
 ``{{ calc FORMAT: EXPRESSION }}``
     ``EXPRESSION`` evaluated with ``posenc`` and ``np`` in scope, formatted with ``FORMAT``
     (a format spec such as ``.4f``; arrays are formatted element by element).
+``{{ bibtex: ID }}``
+    Derivation ``ID``'s BibTeX record as a code block (the one its Derivations entry shows).
 ``{{ derivations }}``
     Every registered derivation: statement, assumptions, proof steps, source and BibTeX.
 
@@ -235,6 +237,8 @@ def on_page_markdown(markdown, page, config, files):
             return _eq(arg, src)
         if kind == "calc":
             return _calc(arg, spec)
+        if kind == "bibtex":
+            return f"```bibtex\n{_bibtex(_derivation(arg), config['site_url'])}\n```"
         if kind == "derivations":
             return _derivations(src, config["site_url"])
         raise PluginError(f"{src}: unknown marker {match[0]!r}")

@@ -961,3 +961,78 @@ def check_alibi_softmax_shift(rng: np.random.Generator) -> None:
         assert_close(softmax(scores + bias[h]), softmax(bonus), f"head {h}: softmax(a - m(i - j)) = softmax(a + m j)")
         penalty = -slopes[h] * (keys[:, None] - keys[None, :])
         assert_close(np.where(hidden, 0.0, bias[h]), np.where(hidden, 0.0, penalty), "bias = -m(i - j) on visible keys")
+
+
+@derivation(
+    "rope-position-interpolation",
+    title="Position interpolation is RoPE with every frequency divided by the scale",
+    statement=(
+        r"R_\Theta\!\left(m\,\frac{L}{L'}\right) = R_{\Theta/s}(m), \qquad s = \frac{L'}{L},"
+        r"\quad \Theta/s = (\theta_0/s, \ldots, \theta_{d/2-1}/s)"
+    ),
+    summary="Rotating position m as if it were m L/L' gives the same rotation as keeping m and dividing every pair's frequency by s = L'/L.",
+    assumptions=(r"$m$ a real position", r"$L, L' > 0$ the trained and the target context lengths", r"$\theta_r > 0$"),
+    steps=(
+        r"Pair $r$ of $R_\Theta(p)$ is the plane rotation by the angle $p\,\theta_r$.",
+        r"At $p = mL/L'$ that angle is $m\,\theta_r L/L' = m\,(\theta_r/s)$ with $s = L'/L$.",
+        r"Equal angles give equal rotations, pair by pair, so the two block-diagonal matrices agree.",
+    ),
+)
+def prove_rope_position_interpolation() -> None:
+    m = sp.Symbol("m", real=True)
+    trained, target, frequency = sp.symbols("L L_prime theta", positive=True)
+    scale = target / trained
+    assert_equal(rotation(m * trained / target * frequency), rotation(m * (frequency / scale)), "R(m L/L' theta) = R(m theta/s)")
+
+
+@numeric_check("rope-position-interpolation")
+def check_rope_position_interpolation(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    trained, target = 2048, int(rng.integers(2049, 65536))
+    positions = rng.uniform(0, target, size=8)
+    theta = posenc.frequencies(width)
+    interpolated = np.multiply.outer(positions * trained / target, theta)
+    divided = np.multiply.outer(positions, theta / (target / trained))
+    assert_close(np.cos(interpolated), np.cos(divided), "cos of the two angle tables", atol=1e-9)
+    assert_close(np.sin(interpolated), np.sin(divided), "sin of the two angle tables", atol=1e-9)
+
+
+@derivation(
+    "rope-ntk-base",
+    title="NTK-aware scaling keeps the fastest pair and slows the slowest by the scale",
+    statement=(
+        r"b' = b\,s^{d/(d-2)} \;\Longrightarrow\; \theta'_r = \theta_r\, s^{-2r/(d-2)},"
+        r"\qquad \theta'_0 = \theta_0, \quad \theta'_{d/2-1} = \frac{\theta_{d/2-1}}{s}"
+    ),
+    summary="Raising the RoPE base to b s^(d/(d-2)) leaves pair 0 unchanged, divides the last pair's frequency by exactly s, and slows the pairs between geometrically.",
+    assumptions=(r"$b > 0$ the base, $s > 0$ the scale", r"$d > 2$ even", r"$\theta_r = b^{-2r/d}$"),
+    steps=(
+        r"With the new base, $\theta'_r = (b\,s^{d/(d-2)})^{-2r/d} = b^{-2r/d}\, s^{-2r/(d-2)} = \theta_r\, s^{-2r/(d-2)}$.",
+        r"At $r = 0$ the factor is $s^0 = 1$: the fastest pair keeps its frequency.",
+        r"At $r = d/2 - 1$ the exponent is $-2(d/2 - 1)/(d - 2) = -1$: the slowest pair is divided by $s$, as position interpolation would divide it.",
+    ),
+)
+def prove_rope_ntk_base() -> None:
+    b, scale = sp.symbols("b s", positive=True)
+    width = sp.Symbol("d", positive=True)
+    pair_index = sp.Symbol("r", nonnegative=True)
+    new_base = b * scale ** (width / (width - 2))
+
+    def theta(index: sp.Expr, base: sp.Expr) -> sp.Expr:
+        return base ** (-2 * index / width)
+
+    # Compare logarithms: every quantity is positive, so equal logs mean equal values.
+    log_ratio = sp.expand_log(sp.log(theta(pair_index, new_base) / theta(pair_index, b)), force=True)
+    assert_equal(log_ratio, -2 * pair_index / (width - 2) * sp.log(scale), "log(theta'_r / theta_r) = -2r/(d-2) log s")
+    assert_equal(log_ratio.subs(pair_index, 0), 0, "theta'_0 = theta_0")
+    assert_equal(log_ratio.subs(pair_index, width / 2 - 1), -sp.log(scale), "theta'_(d/2-1) = theta_(d/2-1)/s")
+
+
+@numeric_check("rope-ntk-base")
+def check_rope_ntk_base(rng: np.random.Generator) -> None:
+    width = int(2 * rng.integers(2, 65))
+    scale = float(rng.uniform(1.5, 16))
+    ratio = posenc.frequencies(width, base=10000.0 * scale ** (width / (width - 2))) / posenc.frequencies(width)
+    expected = scale ** (-2.0 * np.arange(width // 2) / (width - 2))
+    assert_close(ratio, expected, "frequency ratio under the NTK base", atol=1e-12)
+    assert_close([ratio[0], ratio[-1] * scale], [1.0, 1.0], "first pair kept, last divided by s", atol=1e-12)

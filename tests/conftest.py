@@ -6,6 +6,7 @@ import functools
 import http.server
 import os
 import pathlib
+import re
 import threading
 import xml.etree.ElementTree as ElementTree
 from urllib.parse import urlparse
@@ -30,10 +31,27 @@ CHROMIUM_ARGS = [
 
 
 class _SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves site/ quietly, answering unknown paths with the site's own 404 page."""
+    """Serves site/ quietly, answering unknown paths with the site's own 404 page.
+
+    Material's instant navigation intercepts a click only when the link is listed in
+    sitemap.xml, matched with the page's protocol and host but the sitemap's port. The built
+    sitemap names the deployed site_url, so the server hands it out with its own origin, as the
+    deployed host effectively does; without this every click here would be a full reload.
+    """
 
     def log_message(self, format, *args):  # noqa: A002 - the stdlib's signature
         pass
+
+    def do_GET(self):
+        if self.path.split("?")[0] != "/sitemap.xml":
+            return super().do_GET()
+        origin = f"http://{self.server.server_address[0]}:{self.server.server_address[1]}/"
+        body = re.sub(r"<loc>https?://[^/<]+/", f"<loc>{origin}", (SITE / "sitemap.xml").read_text()).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def send_error(self, code, message=None, explain=None):
         page = SITE / "404.html"

@@ -113,9 +113,11 @@ def test_math_is_rendered_at_build_time_without_math_javascript(context, base_ur
 
 def test_instant_navigation_keeps_math_and_figures(context, base_url):
     page, _, visit = open_page(context, base_url + "/derivations/")
+    page.evaluate("window.__sameDocument = true")
     page.locator("nav.md-nav--primary").get_by_role("link", name="Home", exact=True).first.click()
     page.wait_for_url(base_url + "/")
     page.wait_for_load_state("networkidle")
+    assert page.evaluate("window.__sameDocument") is True, "the click reloaded the page instead of swapping it"
     assert page.locator(".katex").count() > 0
     assert page.locator(".posenc-figure img").first.evaluate("img => img.complete && img.naturalWidth > 0")
     assert not visit.errors

@@ -1,0 +1,603 @@
+/* The interactive explainer of posenc (the page /explainer/).
+ *
+ * mkdocs.yml loads this file on every page, because Material's instant navigation swaps
+ * pages without running page scripts again. It does nothing on a page without elements
+ * carrying data-step. On a page with them it reads the controls inside each step
+ * ([data-param]), writes the readouts ([data-readout]) and draws an SVG figure.
+ *
+ * The arithmetic repeats posenc/encodings.py formula for formula: base 10000, pair r has
+ * the angular frequency base^(-2r/d), the interleaved layout puts sin at channel 2r and cos
+ * at 2r + 1, and RoPE rotates the pair (x[2r], x[2r+1]) by position * theta_r.
+ * tests/test_explainer.py evaluates window.posencExplainer in Chromium and requires
+ * agreement with the Python library to 1e-12 over every setting the controls allow.
+ *
+ * Plain ES2020, no dependencies, no network.
+ */
+(function () {
+  "use strict";
+
+  if (window.posencExplainer) return; // a second copy of the script changes nothing
+
+  const BASE = 10000;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  // ---------------------------------------------------------------------------------------
+  // The math (pure functions; the page only formats and draws their results)
+
+  /** The toy two-dimensional word embeddings of the first step. */
+  const EMBEDDINGS = Object.freeze({ Dog: [0.8, 0.2], bites: [0.1, 0.9], man: [0.5, 0.6] });
+  /** The three word orders the first step offers. */
+  const ORDERS = Object.freeze(["Dog bites man", "man bites Dog", "bites Dog man"]);
+  /** The content of every query and key pair in the RoPE steps. */
+  const CONTENT = Object.freeze([0.6, 0.4]);
+
+  function checkWidth(width) {
+    if (!Number.isInteger(width) || width <= 0 || width % 2 !== 0) {
+      throw new RangeError(`width must be a positive even integer (channels come in pairs), got ${width}`);
+    }
+  }
+
+  function checkBase(base) {
+    if (!(Number.isFinite(base) && base > 1)) throw new RangeError(`base must be finite and > 1, got ${base}`);
+  }
+
+  /** omega_r = base^(-2r / width) for r = 0 .. width/2 - 1 (posenc.frequencies). */
+  function frequencies(width, base = BASE) {
+    checkWidth(width);
+    checkBase(base);
+    const out = [];
+    for (let r = 0; r < width / 2; r += 1) out.push(Math.pow(base, (-2 * r) / width));
+    return out;
+  }
+
+  /** 2 pi / omega_r, in positions (posenc.wavelengths). */
+  function wavelengths(width, base = BASE) {
+    return frequencies(width, base).map((omega) => (2 * Math.PI) / omega);
+  }
+
+  /** P(t): sin(t omega_r) at channel 2r, cos(t omega_r) at 2r + 1 (posenc.sinusoidal). */
+  function sinusoidal(position, width, base = BASE) {
+    const out = new Array(width);
+    frequencies(width, base).forEach((omega, r) => {
+      const phase = position * omega;
+      out[2 * r] = Math.sin(phase);
+      out[2 * r + 1] = Math.cos(phase);
+    });
+    return out;
+  }
+
+  /** The phase t omega_r that channel `channel` (pair r = floor(channel / 2)) takes the sine or cosine of. */
+  function angle(position, channel, width, base = BASE) {
+    return position * frequencies(width, base)[Math.floor(channel / 2)];
+  }
+
+  function dot(a, b) {
+    let sum = 0;
+    for (let k = 0; k < a.length; k += 1) sum += a[k] * b[k];
+    return sum;
+  }
+
+  /** P(i) . P(j), multiplied out from the two position vectors. */
+  function positionDot(i, j, width, base = BASE) {
+    return dot(sinusoidal(i, width, base), sinusoidal(j, width, base));
+  }
+
+  /** K(offset) = sum_r cos(omega_r offset) (posenc.kernel; equals positionDot(t, t + offset)). */
+  function kernel(offset, width, base = BASE) {
+    return frequencies(width, base).reduce((sum, omega) => sum + Math.cos(offset * omega), 0);
+  }
+
+  /** One row of posenc.rope, interleaved layout: pair r of x turned by position * theta_r. */
+  function rotate(x, position, base = BASE) {
+    const theta = frequencies(x.length, base);
+    const out = new Array(x.length);
+    theta.forEach((t, r) => {
+      const phase = position * t;
+      const cos = Math.cos(phase);
+      const sin = Math.sin(phase);
+      const first = x[2 * r];
+      const second = x[2 * r + 1];
+      out[2 * r] = first * cos - second * sin;
+      out[2 * r + 1] = first * sin + second * cos;
+    });
+    return out;
+  }
+
+  /** The vector of `width` channels that repeats `pair` in every channel pair. */
+  function tile(pair, width) {
+    checkWidth(width);
+    const out = [];
+    for (let r = 0; r < width / 2; r += 1) out.push(pair[0], pair[1]);
+    return out;
+  }
+
+  /** The RoPE score q(m) . k(n) when query and key both hold `pair` in every channel pair. */
+  function ropeScore(m, n, width, pair = CONTENT, base = BASE) {
+    const content = tile(pair, width);
+    return dot(rotate(content, m, base), rotate(content, n, base));
+  }
+
+  /** The position-free score matrix E E^T of the words in `order` (a string or a list of words). */
+  function dotMatrix(order) {
+    const words = typeof order === "string" ? order.split(" ") : Array.from(order);
+    const rows = words.map((word) => {
+      if (!(word in EMBEDDINGS)) throw new RangeError(`unknown word ${word}`);
+      return EMBEDDINGS[word];
+    });
+    return rows.map((a) => rows.map((b) => dot(a, b)));
+  }
+
+  /**
+   * `x` with `digits` decimals exactly as Python's format(x, f".{digits}f") writes it.
+   * Number.prototype.toFixed rounds an exact tie away from zero and drops the sign of -0;
+   * Python rounds a tie to the even neighbour and keeps "-0.00".
+   */
+  function fixed(x, digits) {
+    const sign = x < 0 || Object.is(x, -0) ? "-" : "";
+    const magnitude = Math.abs(x);
+    let text = magnitude.toFixed(digits);
+    const exact = magnitude.toFixed(digits + 25); // every double near a tie shows it here
+    const cut = exact.length - 25;
+    if (/^50*$/.test(exact.slice(cut))) {
+      const down = exact.slice(0, cut).replace(/\.$/, "");
+      if (Number(down.slice(-1)) % 2 === 0) text = down;
+    }
+    return sign + text;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The steps: what each readout shows for given control values
+
+  const STEP_READOUTS = {
+    order: ({ order }) => ({
+      scores: dotMatrix(order).flat().map((v) => fixed(v, 2)).join(" "),
+    }),
+    heatmap: ({ position, dimension }) => ({
+      angle: fixed(angle(position, dimension, 20), 2),
+      value: fixed(sinusoidal(position, 20)[dimension], 3),
+    }),
+    bands: ({ dimension }) => ({
+      frequency: fixed(frequencies(16)[Math.floor(dimension / 2)], 4),
+      wavelength: fixed(wavelengths(16)[Math.floor(dimension / 2)], 1),
+    }),
+    distance: ({ i, j }) => ({
+      dot: fixed(positionDot(i, j, 16), 2),
+      distance: String(Math.abs(i - j)),
+    }),
+    rope: ({ m, n }) => ({
+      score: fixed(ropeScore(m, n, 8), 2),
+      offset: String(m - n),
+    }),
+    compare: ({ m, n }) => ({
+      sinusoidal: fixed(positionDot(m, n, 8), 2),
+      rope: fixed(ropeScore(m, n, 8), 2),
+    }),
+  };
+
+  /** The text of every readout of step `name` for the control values `params`. */
+  function readouts(name, params) {
+    if (!(name in STEP_READOUTS)) throw new RangeError(`unknown step ${name}`);
+    return STEP_READOUTS[name](params);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Drawing helpers (SVG; colours of ink come from Material's CSS variables in explainer.css)
+
+  function svgElement(name, attributes = {}, parent = null) {
+    const node = document.createElementNS(SVG_NS, name);
+    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  function svgText(parent, x, y, content, attributes = {}) {
+    const node = svgElement("text", { x, y, ...attributes }, parent);
+    node.textContent = content;
+    return node;
+  }
+
+  function newCanvas(container, width, height) {
+    const svg = svgElement("svg", {
+      viewBox: `0 0 ${width} ${height}`,
+      width,
+      height,
+      class: "posenc-svg",
+      "aria-hidden": "true",
+      focusable: "false",
+    });
+    container.replaceChildren(svg);
+    return svg;
+  }
+
+  /** A colour map: `stops` evenly spaced over [low, high], interpolated in sRGB. */
+  function colourMap(stops, low, high) {
+    const rgb = stops.map((hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)));
+    return (value) => {
+      const u = Math.min(1, Math.max(0, (value - low) / (high - low))) * (rgb.length - 1);
+      const k = Math.min(rgb.length - 2, Math.floor(u));
+      const f = u - k;
+      const mix = rgb[k].map((c, index) => Math.round(c + f * (rgb[k + 1][index] - c)));
+      return `rgb(${mix.join(",")})`;
+    };
+  }
+
+  // The figures' colour maps (matplotlib's RdBu_r and viridis, sampled at nine points).
+  const diverging = colourMap(
+    ["#053061", "#2a71b2", "#6bacd1", "#c2ddec", "#f7f6f6", "#fbccb4", "#e48066", "#ba2832", "#67001f"], -1, 1);
+  const sequential = colourMap(
+    ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"], 0, 1);
+
+  /** A line chart's axes: maps data to the plot box and draws the frame and ticks. */
+  function axes(svg, box, xRange, yRange, { xTicks = [], yTicks = [], xLabel = "", yLabel = "" } = {}) {
+    const [x0, x1] = xRange;
+    const [y0, y1] = yRange;
+    const sx = (x) => box.left + ((x - x0) / (x1 - x0)) * box.width;
+    const sy = (y) => box.top + box.height - ((y - y0) / (y1 - y0)) * box.height;
+    const frame = svgElement("g", { class: "posenc-svg__axes" }, svg);
+    svgElement("rect", { x: box.left, y: box.top, width: box.width, height: box.height, class: "posenc-svg__frame" }, frame);
+    for (const x of xTicks) {
+      svgElement("line", { x1: sx(x), x2: sx(x), y1: box.top + box.height, y2: box.top + box.height + 4 }, frame);
+      svgText(frame, sx(x), box.top + box.height + 15, String(x), { "text-anchor": "middle" });
+    }
+    for (const y of yTicks) {
+      svgElement("line", { x1: box.left - 4, x2: box.left, y1: sy(y), y2: sy(y) }, frame);
+      svgText(frame, box.left - 7, sy(y) + 4, String(y), { "text-anchor": "end" });
+    }
+    if (xLabel) svgText(frame, box.left + box.width / 2, box.top + box.height + 31, xLabel, { "text-anchor": "middle" });
+    if (yLabel) {
+      svgText(frame, 0, 0, yLabel, {
+        "text-anchor": "middle",
+        transform: `translate(12 ${box.top + box.height / 2}) rotate(-90)`,
+      });
+    }
+    return { sx, sy };
+  }
+
+  function polylinePoints(xs, ys, sx, sy) {
+    return xs.map((x, k) => `${sx(x).toFixed(2)},${sy(ys[k]).toFixed(2)}`).join(" ");
+  }
+
+  const range = (start, stop) => Array.from({ length: stop - start }, (_, k) => start + k);
+
+  // ---------------------------------------------------------------------------------------
+  // The drawing of each step: build(container, root) returns draw(params)
+
+  const DRAWINGS = {
+    order(container) {
+      const cell = 64;
+      const left = 80;
+      const top = 48;
+      const svg = newCanvas(container, left + 3 * cell + 10, top + 3 * cell + 10);
+      svgText(svg, left + 1.5 * cell, 14, "key word", { "text-anchor": "middle", class: "posenc-svg__muted" });
+      const columns = range(0, 3).map((c) =>
+        svgText(svg, left + (c + 0.5) * cell, top - 10, "", { "text-anchor": "middle" }));
+      const rows = range(0, 3).map((r) =>
+        svgText(svg, left - 8, top + (r + 0.5) * cell + 4, "", { "text-anchor": "end" }));
+      const cells = range(0, 9).map((k) => {
+        const x = left + (k % 3) * cell;
+        const y = top + Math.floor(k / 3) * cell;
+        const rect = svgElement("rect", { x: x + 1, y: y + 1, width: cell - 2, height: cell - 2, rx: 3 }, svg);
+        const label = svgText(svg, x + cell / 2, y + cell / 2 + 5, "", { "text-anchor": "middle", class: "posenc-svg__cell" });
+        return { rect, label };
+      });
+      return ({ order }) => {
+        const words = order.split(" ");
+        const matrix = dotMatrix(words).flat();
+        words.forEach((word, k) => {
+          columns[k].textContent = word;
+          rows[k].textContent = word;
+        });
+        cells.forEach(({ rect, label }, k) => {
+          rect.setAttribute("fill", sequential(matrix[k]));
+          label.textContent = fixed(matrix[k], 2);
+          label.setAttribute("fill", matrix[k] < 0.55 ? "#ffffff" : "#000000");
+        });
+      };
+    },
+
+    heatmap(container) {
+      const width = 20;
+      const length = 50;
+      const cw = 22;
+      const ch = 7;
+      const left = 40;
+      const top = 34;
+      const svg = newCanvas(container, left + width * cw + 10, top + length * ch + 24);
+      svgText(svg, left + (width * cw) / 2, 12, "channel (even: sin, odd: cos) →", { "text-anchor": "middle", class: "posenc-svg__muted" });
+      for (let c = 0; c < width; c += 2) svgText(svg, left + (c + 0.5) * cw, top - 5, String(c), { "text-anchor": "middle", class: "posenc-svg__small" });
+      for (let t = 0; t < length; t += 10) svgText(svg, left - 5, top + t * ch + ch, String(t), { "text-anchor": "end", class: "posenc-svg__small" });
+      svgText(svg, 0, 0, "position →", { "text-anchor": "middle", class: "posenc-svg__muted", transform: `translate(10 ${top + (length * ch) / 2}) rotate(90)` });
+      // The 1000 cells are one pixel each of a small bitmap, stretched: one SVG node instead of
+      // a thousand keeps the layout after every input cheap.
+      const bitmap = document.createElement("canvas");
+      bitmap.width = width;
+      bitmap.height = length;
+      const pen = bitmap.getContext("2d");
+      for (let t = 0; t < length; t += 1) {
+        sinusoidal(t, width).forEach((value, c) => {
+          pen.fillStyle = diverging(value);
+          pen.fillRect(c, t, 1, 1);
+        });
+      }
+      svgElement("image", {
+        href: bitmap.toDataURL(), x: left, y: top, width: width * cw, height: length * ch,
+        preserveAspectRatio: "none", class: "posenc-svg__pixels",
+      }, svg);
+      // Outlines drawn twice, white under black, stay visible on every cell colour and scheme.
+      const outline = (attributes, kind) => {
+        const group = svgElement("g", { class: `posenc-svg__${kind} posenc-svg__moving` }, svg);
+        svgElement("rect", { ...attributes, class: "posenc-svg__halo" }, group);
+        svgElement("rect", { ...attributes, class: "posenc-svg__ink" }, group);
+        return group;
+      };
+      const row = outline({ x: left, y: top, width: width * cw, height: ch }, "band");
+      const column = outline({ x: left, y: top, width: cw, height: length * ch }, "band");
+      const mark = outline({ x: left - 1, y: top - 1, width: cw + 2, height: ch + 2 }, "mark");
+      svgText(svg, left + (width * cw) / 2, top + length * ch + 16, "colour: −1 blue, 0 white, +1 red", { "text-anchor": "middle", class: "posenc-svg__small" });
+      return ({ position, dimension }) => {
+        row.style.transform = `translate(0px, ${position * ch}px)`;
+        column.style.transform = `translate(${dimension * cw}px, 0px)`;
+        mark.style.transform = `translate(${dimension * cw}px, ${position * ch}px)`;
+      };
+    },
+
+    bands(container) {
+      const channels = [0, 2, 4, 6];
+      const last = 200;
+      const box = { left: 84, top: 12, width: 470, height: 0 };
+      const rowHeight = 60;
+      const svg = newCanvas(container, box.left + box.width + 14, box.top + channels.length * rowHeight + 36);
+      const omega = frequencies(16);
+      const lambda = wavelengths(16);
+      const sx = (t) => box.left + (t / last) * box.width;
+      const samples = range(0, 801).map((k) => (k * last) / 800);
+      const bands = channels.map((channel, index) => {
+        const middle = box.top + index * rowHeight + rowHeight / 2;
+        const group = svgElement("g", { class: "posenc-svg__wave" }, svg);
+        svgElement("line", { x1: box.left, x2: box.left + box.width, y1: middle, y2: middle, class: "posenc-svg__zero" }, group);
+        const points = samples.map((t) => `${sx(t).toFixed(2)},${(middle - 20 * Math.sin(omega[channel / 2] * t)).toFixed(2)}`).join(" ");
+        svgElement("polyline", { points, class: "posenc-svg__curve" }, group);
+        svgText(group, box.left - 8, middle + 4, `channel ${channel}`, { "text-anchor": "end" });
+        const reach = Math.min(lambda[channel / 2], last);
+        const arrow = svgElement("g", { class: "posenc-svg__span" }, group);
+        svgElement("line", { x1: sx(0), x2: sx(reach), y1: middle - 25, y2: middle - 25 }, arrow);
+        svgElement("line", { x1: sx(reach), x2: sx(reach), y1: middle - 29, y2: middle - 21 }, arrow);
+        svgElement("line", { x1: sx(0), x2: sx(0), y1: middle - 29, y2: middle - 21 }, arrow);
+        return group;
+      });
+      const axisY = box.top + channels.length * rowHeight + 4;
+      for (const t of [0, 50, 100, 150, 200]) svgText(svg, sx(t), axisY + 12, String(t), { "text-anchor": "middle", class: "posenc-svg__small" });
+      svgText(svg, box.left + box.width / 2, axisY + 28, "position t (bar: one wavelength)", { "text-anchor": "middle", class: "posenc-svg__muted" });
+      return ({ dimension }) => {
+        bands.forEach((group, index) => group.classList.toggle("is-selected", channels[index] === dimension));
+      };
+    },
+
+    distance(container) {
+      const width = 16;
+      const cw = 28;
+      const left = 64;
+      const svg = newCanvas(container, left + width * cw + 14, 330);
+      for (let c = 0; c < width; c += 1) svgText(svg, left + (c + 0.5) * cw, 14, String(c), { "text-anchor": "middle", class: "posenc-svg__small" });
+      const strips = [0, 1].map((s) => {
+        const y = 24 + s * 34;
+        const label = svgText(svg, left - 8, y + 17, "", { "text-anchor": "end" });
+        const cells = range(0, width).map((c) =>
+          svgElement("rect", { x: left + c * cw + 1, y, width: cw - 2, height: 28, rx: 2 }, svg));
+        return { label, cells };
+      });
+      svgText(svg, left + (width * cw) / 2, 106, "channel values of P(i) and P(j), from −1 (blue) to 1 (red)", { "text-anchor": "middle", class: "posenc-svg__muted" });
+      const box = { left, top: 130, width: width * cw, height: 150 };
+      const offsets = range(0, 20);
+      const values = offsets.map((d) => kernel(d, width));
+      const { sx, sy } = axes(svg, box, [0, 19], [3, 8.5], {
+        xTicks: [0, 5, 10, 15, 19], yTicks: [4, 6, 8], xLabel: "distance |i − j|", yLabel: "P(i)·P(j)",
+      });
+      svgElement("polyline", { points: polylinePoints(offsets, values, sx, sy), class: "posenc-svg__curve posenc-svg__blue" }, svg);
+      offsets.forEach((d) => svgElement("circle", { cx: sx(d), cy: sy(values[d]), r: 2.5, class: "posenc-svg__dot posenc-svg__blue" }, svg));
+      const marker = svgElement("circle", { cx: sx(0), cy: sy(0), r: 6, class: "posenc-svg__ring" }, svg);
+      return ({ i, j }) => {
+        [i, j].forEach((position, s) => {
+          strips[s].label.textContent = `P(${position})`;
+          sinusoidal(position, width).forEach((value, c) => strips[s].cells[c].setAttribute("fill", diverging(value)));
+        });
+        const d = Math.abs(i - j);
+        marker.setAttribute("cx", sx(d).toFixed(2));
+        marker.setAttribute("cy", sy(kernel(d, width)).toFixed(2));
+      };
+    },
+
+    rope(container) {
+      const width = 8;
+      const pairs = width / 2;
+      const size = 150;
+      const svg = newCanvas(container, pairs * size, size + 44);
+      const theta = frequencies(width);
+      const radius = Math.hypot(CONTENT[0], CONTENT[1]);
+      const scale = 56 / radius;
+      const panels = range(0, pairs).map((r) => {
+        const cx = r * size + size / 2;
+        const cy = size / 2 + 8;
+        const panel = svgElement("g", { transform: `translate(${cx} ${cy}) scale(1 -1)` }, svg);
+        svgElement("line", { x1: -68, x2: 68, y1: 0, y2: 0, class: "posenc-svg__zero" }, panel);
+        svgElement("line", { x1: 0, x2: 0, y1: -68, y2: 68, class: "posenc-svg__zero" }, panel);
+        svgElement("circle", { cx: 0, cy: 0, r: radius * scale, class: "posenc-svg__orbit" }, panel);
+        const arrows = ["content", "query", "key"].map((kind) => {
+          const group = svgElement("g", { class: `posenc-svg__arrow posenc-svg__arrow--${kind} posenc-svg__turning` }, panel);
+          const [x, y] = CONTENT.map((v) => v * scale);
+          const length = Math.hypot(x, y);
+          const [ux, uy] = [x / length, y / length];
+          svgElement("line", { x1: 0, y1: 0, x2: x - 6 * ux, y2: y - 6 * uy }, group);
+          const head = [[x, y], [x - 9 * ux + 4 * uy, y - 9 * uy - 4 * ux], [x - 9 * ux - 4 * uy, y - 9 * uy + 4 * ux]];
+          svgElement("polygon", { points: head.map((p) => p.map((v) => v.toFixed(2)).join(",")).join(" ") }, group);
+          return group;
+        });
+        svgText(svg, cx, 14, `pair ${r}`, { "text-anchor": "middle" });
+        const caption = svgText(svg, cx, size + 24, "", { "text-anchor": "middle", class: "posenc-svg__small" });
+        const angleText = svgText(svg, cx, size + 39, "", { "text-anchor": "middle", class: "posenc-svg__small" });
+        return { arrows, caption, angleText, theta: theta[r] };
+      });
+      return ({ m, n }) => {
+        panels.forEach(({ arrows, caption, angleText, theta: t }) => {
+          // Inside the panel y points up, so a positive SVG rotation turns anticlockwise, like R(phi).
+          arrows[1].style.transform = `rotate(${(m * t * 180) / Math.PI}deg)`;
+          arrows[2].style.transform = `rotate(${(n * t * 180) / Math.PI}deg)`;
+          caption.textContent = `θ = ${Number(t.toPrecision(3))}`;
+          angleText.textContent = `(m − n)θ = ${Number(((m - n) * t).toPrecision(3))} rad`;
+        });
+      };
+    },
+
+    compare(container) {
+      const width = 8;
+      const last = 40;
+      const box = { left: 56, top: 36, width: 500, height: 220 };
+      const svg = newCanvas(container, box.left + box.width + 12, box.top + box.height + 40);
+      const { sx, sy } = axes(svg, box, [0, last], [-0.5, 4.5], {
+        xTicks: [0, 10, 20, 30, 40], yTicks: [0, 1, 2, 3, 4], xLabel: "key position n", yLabel: "similarity",
+      });
+      const legend = svgElement("g", { class: "posenc-svg__legend" }, svg);
+      svgElement("line", { x1: box.left, x2: box.left + 22, y1: 12, y2: 12, class: "posenc-svg__curve posenc-svg__blue" }, legend);
+      svgText(legend, box.left + 28, 16, "sinusoidal P(m)·P(n)");
+      svgElement("line", { x1: box.left + 190, x2: box.left + 212, y1: 12, y2: 12, class: "posenc-svg__curve posenc-svg__vermillion posenc-svg__dashed" }, legend);
+      svgText(legend, box.left + 218, 16, "RoPE q(m)·k(n)");
+      const mLine = svgElement("line", { y1: box.top, y2: box.top + box.height, class: "posenc-svg__guide" }, svg);
+      const mLabel = svgText(svg, 0, box.top + 12, "", { class: "posenc-svg__muted" });
+      const sinLine = svgElement("polyline", { class: "posenc-svg__curve posenc-svg__blue" }, svg);
+      const ropeLine = svgElement("polyline", { class: "posenc-svg__curve posenc-svg__vermillion posenc-svg__dashed" }, svg);
+      const rings = [0, 1].map(() => svgElement("circle", { r: 6, class: "posenc-svg__ring" }, svg));
+      const keys = range(0, last + 1);
+      return ({ m, n }) => {
+        const sin = keys.map((k) => positionDot(m, k, width));
+        const rope = keys.map((k) => ropeScore(m, k, width));
+        sinLine.setAttribute("points", polylinePoints(keys, sin, sx, sy));
+        ropeLine.setAttribute("points", polylinePoints(keys, rope, sx, sy));
+        mLine.setAttribute("x1", sx(m).toFixed(2));
+        mLine.setAttribute("x2", sx(m).toFixed(2));
+        mLabel.setAttribute("x", (sx(m) + 4).toFixed(2));
+        mLabel.textContent = `m = ${m}`;
+        [sin[n], rope[n]].forEach((value, k) => {
+          rings[k].setAttribute("cx", sx(n).toFixed(2));
+          rings[k].setAttribute("cy", sy(value).toFixed(2));
+        });
+      };
+    },
+  };
+
+  // Extra text some steps show beside the readouts ([data-text]); not part of the tested readouts.
+  const TEXTS = {
+    heatmap: ({ position, dimension }) => {
+      const r = Math.floor(dimension / 2);
+      const fn = dimension % 2 === 0 ? "sin" : "cos";
+      const divisor = 1 / frequencies(20)[r];
+      return {
+        formula: `P(${position})[${dimension}] = ${fn}(${position} / ${fixed(divisor, 2)}) = ${fn}(${fixed(angle(position, dimension, 20), 2)}) = ${fixed(sinusoidal(position, 20)[dimension], 3)}`,
+      };
+    },
+    rope: ({ m, n }) => {
+      const content = tile(CONTENT, 8);
+      const q = rotate(content, m).slice(0, 2).map((v) => fixed(v, 2)).join(", ");
+      const k = rotate(content, n).slice(0, 2).map((v) => fixed(v, 2)).join(", ");
+      return { q: `[${q}]`, k: `[${k}]` };
+    },
+  };
+
+  // How a control's value reads aloud and beside the slider, when the bare number says too little.
+  function channelText(value) {
+    return `${value} (${value % 2 === 0 ? "sin" : "cos"}, pair ${Math.floor(value / 2)})`;
+  }
+  const VALUE_TEXTS = { heatmap: { dimension: channelText }, bands: { dimension: channelText } };
+
+  // ---------------------------------------------------------------------------------------
+  // Wiring a step to its controls
+
+  const wired = new WeakSet();
+
+  function readParams(root) {
+    const params = {};
+    for (const control of root.querySelectorAll("[data-param]")) {
+      const name = control.dataset.param;
+      if (control.tagName === "INPUT") params[name] = Number(control.value);
+      else if (control.getAttribute("aria-pressed") === "true") params[name] = control.dataset.value;
+    }
+    return params;
+  }
+
+  function writeTexts(root, selector, values) {
+    for (const node of root.querySelectorAll(selector)) {
+      const key = node.getAttribute(selector.slice(1, -1));
+      // Always written, even when unchanged: one input, one write per readout.
+      if (key in values) node.textContent = values[key];
+    }
+  }
+
+  function wire(root) {
+    const name = root.dataset.step;
+    if (wired.has(root) || !(name in STEP_READOUTS)) return;
+    wired.add(root);
+    const container = root.querySelector("[data-drawing]");
+    const draw = container && DRAWINGS[name] ? DRAWINGS[name](container, root) : () => {};
+    const valueTexts = VALUE_TEXTS[name] || {};
+
+    function render() {
+      const params = readParams(root);
+      writeTexts(root, "[data-readout]", readouts(name, params));
+      if (TEXTS[name]) writeTexts(root, "[data-text]", TEXTS[name](params));
+      for (const input of root.querySelectorAll("input[data-param]")) {
+        const describe = valueTexts[input.dataset.param];
+        const shown = describe ? describe(Number(input.value)) : input.value;
+        if (describe) input.setAttribute("aria-valuetext", shown);
+        for (const node of root.querySelectorAll(`[data-value-of="${input.dataset.param}"]`)) node.textContent = shown;
+      }
+      draw(params);
+    }
+
+    root.addEventListener("input", (event) => {
+      if (event.target.matches("input[data-param]")) render();
+    });
+    root.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-param]");
+      if (!button || !root.contains(button)) return;
+      for (const other of root.querySelectorAll(`button[data-param="${button.dataset.param}"]`)) {
+        other.setAttribute("aria-pressed", String(other === button));
+      }
+      render();
+    });
+    for (const control of root.querySelectorAll("[data-param]")) control.disabled = false;
+    render();
+    root.setAttribute("data-live", "");
+  }
+
+  /** Wire every step of the current page; safe to call any number of times. */
+  function init() {
+    for (const root of document.querySelectorAll("[data-step]")) wire(root);
+  }
+
+  window.posencExplainer = Object.freeze({
+    BASE,
+    EMBEDDINGS,
+    ORDERS,
+    CONTENT,
+    frequencies,
+    wavelengths,
+    sinusoidal,
+    angle,
+    positionDot,
+    kernel,
+    rotate,
+    ropeScore,
+    dotMatrix,
+    fixed,
+    readouts,
+    init,
+  });
+
+  // Material's document$ emits on the first load and after every instant navigation.
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init, { once: true });
+  } else {
+    init();
+  }
+})();

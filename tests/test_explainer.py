@@ -1,0 +1,635 @@
+"""The interactive explainer (/explainer/) in headless Chromium.
+
+The page's numbers come from ``docs/javascripts/explainer.js``, not from Python, so these tests
+hold that script to ``posenc``: its functions over every setting the controls offer (agreement
+to 1e-12), every readout after pointer and keyboard input, instant navigation away and back,
+the time an input takes to reach its readouts (printed, not asserted), the size of the page's
+own assets, its accessibility hooks, and the page without JavaScript.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import statistics
+
+import numpy as np
+import pytest
+
+import posenc
+
+pytestmark = pytest.mark.browser
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PATH = "/explainer/"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+TOLERANCE = 1e-12
+SIZE_BUDGET = 150 * 1024
+
+EMBEDDINGS = {"Dog": [0.8, 0.2], "bites": [0.1, 0.9], "man": [0.5, 0.6]}
+ORDERS = ("Dog bites man", "man bites Dog", "bites Dog man")
+CONTENT = np.array([0.6, 0.4])
+# Every slider of the page: step -> parameter -> (min, max, step, starting value).
+SLIDERS = {
+    "heatmap": {"position": (0, 49, 1, 10), "dimension": (0, 19, 1, 4)},
+    "bands": {"dimension": (0, 6, 2, 6)},
+    "distance": {"i": (0, 19, 1, 3), "j": (0, 19, 1, 8)},
+    "rope": {"m": (0, 19, 1, 3), "n": (0, 19, 1, 7)},
+    "compare": {"m": (0, 19, 1, 2), "n": (0, 40, 1, 8)},
+}
+STEPS = ("order", *SLIDERS)
+INITIAL = {"order": {"order": ORDERS[0]}} | {
+    step: {name: spec[3] for name, spec in sliders.items()} for step, sliders in SLIDERS.items()
+}
+FIGURES = (
+    "attention-permutation", "heatmap-20x50", "frequency-bands",
+    "dot-product-16", "rope-rotation", "sinusoidal-vs-rope",
+)
+# The numbers the issue names for the starting positions, as a check on the reference itself.
+STARTING_READOUTS = {
+    "order": {"scores": "0.68 0.26 0.52 0.26 0.82 0.59 0.52 0.59 0.61"},
+    "heatmap": {"angle": "1.58", "value": "1.000"},
+    "bands": {"frequency": "0.0316", "wavelength": "198.7"},
+    "distance": {"dot": "6.14", "distance": "5"},
+    "rope": {"score": "1.18", "offset": "-4"},
+    "compare": {"sinusoidal": "3.78", "rope": "1.97"},
+}
+
+
+# ---------------------------------------------------------------------------------------
+# The reference: what posenc says every readout should read
+
+
+def rope_score(m: int, n: int, width: int = 8) -> float:
+    x = np.tile(CONTENT, width // 2)[None, :]
+    return float(posenc.rope(x, [m])[0] @ posenc.rope(x, [n])[0])
+
+
+def position_dot(i: int, j: int, width: int) -> float:
+    table = posenc.sinusoidal([i, j], width)
+    return float(table[0] @ table[1])
+
+
+def score_matrix(order: str) -> np.ndarray:
+    e = np.array([EMBEDDINGS[word] for word in order.split()])
+    return e @ e.T
+
+
+def expected_readouts(step: str, p: dict) -> dict[str, str]:
+    if step == "order":
+        return {"scores": " ".join(f"{v:.2f}" for v in score_matrix(p["order"]).ravel())}
+    if step == "heatmap":
+        t, c = p["position"], p["dimension"]
+        return {
+            "angle": f"{t * posenc.frequencies(20)[c // 2]:.2f}",
+            "value": f"{posenc.sinusoidal([t], 20)[0, c]:.3f}",
+        }
+    if step == "bands":
+        r = p["dimension"] // 2
+        return {"frequency": f"{posenc.frequencies(16)[r]:.4f}", "wavelength": f"{posenc.wavelengths(16)[r]:.1f}"}
+    if step == "distance":
+        return {"dot": f"{position_dot(p['i'], p['j'], 16):.2f}", "distance": str(abs(p["i"] - p["j"]))}
+    if step == "rope":
+        return {"score": f"{rope_score(p['m'], p['n']):.2f}", "offset": str(p["m"] - p["n"])}
+    if step == "compare":
+        return {"sinusoidal": f"{position_dot(p['m'], p['n'], 8):.2f}", "rope": f"{rope_score(p['m'], p['n']):.2f}"}
+    raise ValueError(step)
+
+
+def test_the_reference_gives_the_numbers_of_the_issue():
+    for step in STEPS:
+        assert expected_readouts(step, INITIAL[step]) == STARTING_READOUTS[step]
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers
+
+
+def new_context(browser, **options):
+    """A context like conftest's ``context`` fixture, for tests that need one scheme only."""
+    options = {"service_workers": "block", "viewport": {"width": 1280, "height": 900}} | options
+    return browser.new_context(**options)
+
+
+def open_explainer(context, base_url):
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(base_url + PATH, wait_until="load")
+    wait_until_live(page)
+    return page, errors
+
+
+def wait_until_live(page):
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-step][data-live]').length === n"
+        " && document.querySelectorAll('[data-step]').length === n",
+        arg=len(STEPS),
+    )
+
+
+def step_locator(page, step: str):
+    return page.locator(f'[data-step="{step}"]')
+
+
+def params_on_page(page, step: str) -> dict:
+    """The control values as the page holds them."""
+    return step_locator(page, step).evaluate(
+        """root => {
+          const params = {};
+          for (const c of root.querySelectorAll('[data-param]')) {
+            if (c.tagName === 'INPUT') params[c.dataset.param] = Number(c.value);
+            else if (c.getAttribute('aria-pressed') === 'true') params[c.dataset.param] = c.dataset.value;
+          }
+          return params;
+        }"""
+    )
+
+
+def readouts_on_page(page, step: str) -> dict[str, str]:
+    return step_locator(page, step).evaluate(
+        "root => Object.fromEntries(Array.from(root.querySelectorAll('[data-readout]'),"
+        " node => [node.dataset.readout, node.textContent]))"
+    )
+
+
+def check_readouts(page, step: str, params: dict | None = None) -> dict:
+    on_page = params_on_page(page, step)
+    if params is not None:
+        assert on_page == params, f"{step}: controls hold {on_page}, expected {params}"
+    assert readouts_on_page(page, step) == expected_readouts(step, on_page), f"{step} at {on_page}"
+    return on_page
+
+
+def slider(page, step: str, name: str):
+    return page.locator(f'[data-step="{step}"] input[data-param="{name}"]')
+
+
+# ---------------------------------------------------------------------------------------
+# (1) Golden values: the script's functions against posenc over every parameter
+
+GOLDEN_JS = """({ sliders, formats }) => {
+  const E = window.posencExplainer;
+  const r = (start, stop, step = 1) => {
+    const out = [];
+    for (let v = start; v <= stop; v += step) out.push(v);
+    return out;
+  };
+  const grid = (ranges) => Object.entries(ranges).reduce(
+    (rows, [name, [low, high, step]]) =>
+      rows.flatMap((row) => r(low, high, step).map((v) => ({ ...row, [name]: v }))),
+    [{}]);
+  const readouts = [];
+  for (const order of E.ORDERS) readouts.push(['order', { order }, E.readouts('order', { order })]);
+  for (const [step, ranges] of Object.entries(sliders)) {
+    for (const params of grid(ranges)) readouts.push([step, params, E.readouts(step, params)]);
+  }
+  const content8 = [0.6, 0.4, 0.6, 0.4, 0.6, 0.4, 0.6, 0.4];
+  return {
+    orders: E.ORDERS,
+    frequencies: [2, 8, 16, 20, 64, 512].map((w) => E.frequencies(w)),
+    wavelengths: [2, 8, 16, 20, 64, 512].map((w) => E.wavelengths(w)),
+    base500: E.frequencies(16, 500),
+    sinusoidal20: r(0, 49).map((t) => E.sinusoidal(t, 20)),
+    sinusoidal16: r(0, 19).map((t) => E.sinusoidal(t, 16)),
+    sinusoidal8: r(0, 40).map((t) => E.sinusoidal(t, 8)),
+    angle20: r(0, 49).map((t) => r(0, 19).map((c) => E.angle(t, c, 20))),
+    dot16: r(0, 19).map((i) => r(0, 19).map((j) => E.positionDot(i, j, 16))),
+    dot8: r(0, 19).map((m) => r(0, 40).map((n) => E.positionDot(m, n, 8))),
+    kernel16: r(-19, 19).map((d) => E.kernel(d, 16)),
+    kernel8: r(-40, 40).map((d) => E.kernel(d, 8)),
+    rotated8: r(0, 40).map((t) => E.rotate(content8, t)),
+    rotatedOther: r(0, 19).map((t) => E.rotate([0.3, -1.2, 2.5, 0.7, -0.4, 0.9], t)),
+    rope8: r(0, 19).map((m) => r(0, 40).map((n) => E.ropeScore(m, n, 8))),
+    rope16: r(0, 19).map((m) => r(0, 19).map((n) => E.ropeScore(m, n, 16, [1.5, -0.5]))),
+    matrices: E.ORDERS.map((order) => E.dotMatrix(order)),
+    formatted: formats.map(([text, digits]) => E.fixed(Number(text), digits)),
+    readouts,
+  };
+}"""
+
+
+# Numbers whose formatting differs between JavaScript's toFixed and Python's format: exact ties
+# (Python rounds them to even), -0 and tiny negatives (Python keeps the sign), near-ties.
+FORMAT_CASES = [
+    [text, digits]
+    for text in ("0.125", "0.375", "2.5", "3.5", "-0.125", "-2.5", "-0", "0", "1e-17", "-1e-17",
+                 "0.005", "1.0049999999999999", "6.135", "-3.9999999", "198.69176531592202")
+    for digits in (0, 1, 2, 3, 4)
+]
+
+
+@pytest.fixture(scope="module")
+def golden(browser, base_url):
+    context = new_context(browser)
+    page, errors = open_explainer(context, base_url)
+    sliders = {s: {n: list(v[:3]) for n, v in p.items()} for s, p in SLIDERS.items()}
+    values = page.evaluate(GOLDEN_JS, {"sliders": sliders, "formats": FORMAT_CASES})
+    context.close()
+    assert not errors
+    return values
+
+
+def close(js, python):
+    np.testing.assert_allclose(np.asarray(js, dtype=float), np.asarray(python, dtype=float),
+                               rtol=TOLERANCE, atol=TOLERANCE)
+
+
+def test_script_frequencies_and_tables_match_posenc(golden):
+    widths = [2, 8, 16, 20, 64, 512]
+    for width, js in zip(widths, golden["frequencies"]):
+        close(js, posenc.frequencies(width))
+    for width, js in zip(widths, golden["wavelengths"]):
+        close(js, posenc.wavelengths(width))
+    close(golden["base500"], posenc.frequencies(16, base=500.0))
+    close(golden["sinusoidal20"], posenc.sinusoidal(np.arange(50), 20))
+    close(golden["sinusoidal16"], posenc.sinusoidal(np.arange(20), 16))
+    close(golden["sinusoidal8"], posenc.sinusoidal(np.arange(41), 8))
+    close(golden["angle20"], np.multiply.outer(np.arange(50), np.repeat(posenc.frequencies(20), 2)))
+
+
+def test_script_dot_products_and_kernel_match_posenc(golden):
+    p16 = posenc.sinusoidal(np.arange(20), 16)
+    close(golden["dot16"], p16 @ p16.T)
+    p8 = posenc.sinusoidal(np.arange(41), 8)
+    close(golden["dot8"], p8[:20] @ p8.T)
+    close(golden["kernel16"], posenc.kernel(np.arange(-19, 20), 16))
+    close(golden["kernel8"], posenc.kernel(np.arange(-40, 41), 8))
+
+
+def test_script_rope_matches_posenc(golden):
+    content = np.tile(CONTENT, 4)
+    ids = np.arange(41)
+    rotated = posenc.rope(np.tile(content, (ids.size, 1)), ids)
+    close(golden["rotated8"], rotated)
+    other = np.array([0.3, -1.2, 2.5, 0.7, -0.4, 0.9])
+    close(golden["rotatedOther"], posenc.rope(np.tile(other, (20, 1)), np.arange(20)))
+    close(golden["rope8"], rotated[:20] @ rotated.T)
+    wide = np.tile([1.5, -0.5], 8)
+    rotated16 = posenc.rope(np.tile(wide, (20, 1)), np.arange(20))
+    close(golden["rope16"], rotated16 @ rotated16.T)
+
+
+def test_script_score_matrices_match_numpy(golden):
+    assert tuple(golden["orders"]) == ORDERS
+    for order, js in zip(ORDERS, golden["matrices"]):
+        close(js, score_matrix(order))
+    base = score_matrix(ORDERS[0])
+    for js in golden["matrices"]:  # the same nine numbers in every order
+        close(np.sort(np.ravel(js)), np.sort(base.ravel()))
+
+
+def test_script_formats_numbers_as_python_does(golden):
+    assert golden["formatted"] == [format(float(text), f".{digits}f") for text, digits in FORMAT_CASES]
+
+
+def test_script_readouts_match_posenc_at_every_setting(golden):
+    rows = golden["readouts"]
+    counts = {step: 0 for step in STEPS}
+    mismatches = []
+    for step, params, readouts in rows:
+        counts[step] += 1
+        if readouts != expected_readouts(step, params):
+            mismatches.append((step, params, readouts, expected_readouts(step, params)))
+    grid_sizes = {step: int(np.prod([len(range(lo, hi + 1, st)) for lo, hi, st, _ in sliders.values()]))
+                  for step, sliders in SLIDERS.items()}
+    assert counts == {"order": 3} | grid_sizes
+    assert not mismatches, mismatches[:5]
+
+
+# ---------------------------------------------------------------------------------------
+# (2) Every control, with the pointer and with the keyboard, in both colour schemes
+
+
+def test_every_control_works_with_pointer_and_keyboard(context, base_url, scheme):
+    page, errors = open_explainer(context, base_url)
+    for step in STEPS:
+        check_readouts(page, step, INITIAL[step])
+
+    # The word-order buttons: clicked, then pressed from the keyboard.
+    buttons = page.locator('[data-step="order"] button[data-param="order"]')
+    assert buttons.count() == len(ORDERS)
+    for order in (*ORDERS[1:], ORDERS[0]):
+        page.locator(f'[data-step="order"] button[data-value="{order}"]').click()
+        check_readouts(page, "order", {"order": order})
+        assert buttons.evaluate_all("bs => bs.map(b => b.getAttribute('aria-pressed'))") == [
+            str(o == order).lower() for o in ORDERS
+        ]
+    for order, key in ((ORDERS[2], "Enter"), (ORDERS[1], "Space"), (ORDERS[0], "Enter")):
+        page.locator(f'[data-step="order"] button[data-value="{order}"]').focus()
+        page.keyboard.press(key)
+        check_readouts(page, "order", {"order": order})
+
+    for step, sliders in SLIDERS.items():
+        for name, (low, high, size, _) in sliders.items():
+            control = slider(page, step, name)
+            control.scroll_into_view_if_needed()
+            box = control.bounding_box()
+            middle = box["y"] + box["height"] / 2
+            # Pointer: clicks along the track, then a drag.
+            for fraction in (0.85, 0.2):
+                page.mouse.click(box["x"] + fraction * box["width"], middle)
+                value = check_readouts(page, step)[name]
+                assert abs(value - (low + fraction * (high - low))) <= 0.15 * (high - low) + size, (step, name, value)
+            page.mouse.move(box["x"] + 0.1 * box["width"], middle)
+            page.mouse.down()
+            page.mouse.move(box["x"] + 0.6 * box["width"], middle, steps=6)
+            page.mouse.up()
+            value = check_readouts(page, step)[name]
+            assert abs(value - (low + 0.6 * (high - low))) <= 0.15 * (high - low) + size, (step, name, value)
+            # Keyboard: Home, End and the arrows.
+            control.focus()
+            for key, target in (("Home", low), ("ArrowRight", low + size), ("ArrowRight", low + 2 * size),
+                                ("End", high), ("ArrowLeft", high - size)):
+                page.keyboard.press(key)
+                assert check_readouts(page, step)[name] == target, (step, name, key)
+            shown = page.locator(f'[data-step="{step}"] [data-value-of="{name}"]').inner_text()
+            assert shown.split()[0] == str(high - size)
+
+    # The RoPE drawing turns pair 0 of the query by m theta_0 = m radians.
+    transform = page.locator('[data-step="rope"] .posenc-svg__arrow--query').first.evaluate("g => g.style.transform")
+    m = params_on_page(page, "rope")["m"]
+    assert transform.startswith("rotate(") and float(transform[7:-4]) == pytest.approx(np.degrees(m), abs=0.01)
+
+    # Ink follows the colour scheme: dark text on light, light text on dark.
+    fill = page.locator('[data-step="compare"] svg text').first.evaluate("t => getComputedStyle(t).fill")
+    channels = [float(v) for v in fill[fill.index("(") + 1 : -1].split(",")[:3]]
+    assert (sum(channels) / 3 > 128) == (scheme == "dark"), fill
+    assert not errors
+
+
+# ---------------------------------------------------------------------------------------
+# (3) Instant navigation away and back: the steps are wired again, and only once
+
+COUNT_WRITES = """(step) => {
+  const root = document.querySelector(`[data-step="${step}"]`);
+  const counts = {};
+  const tally = (records) => {
+    for (const record of records) {
+      const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+      const readout = node && node.closest('[data-readout]');
+      if (readout) counts[readout.dataset.readout] += 1;
+    }
+  };
+  const observer = new MutationObserver(tally);
+  for (const node of root.querySelectorAll('[data-readout]')) {
+    observer.observe(node, { childList: true, characterData: true, subtree: true });
+    counts[node.dataset.readout] = 0;
+  }
+  window.__explainerWrites = () => { tally(observer.takeRecords()); observer.disconnect(); return counts; };
+}"""
+
+
+def writes_per_readout(page, step: str, act) -> dict[str, int]:
+    page.evaluate(COUNT_WRITES, step)
+    act()
+    page.wait_for_timeout(20)
+    return page.evaluate("() => window.__explainerWrites()")
+
+
+def test_instant_navigation_rewires_every_step_exactly_once(browser, base_url):
+    context = new_context(browser)
+    page, errors = open_explainer(context, base_url)
+    page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
+    page.evaluate("window.__sameDocument = true")
+    for _ in range(2):
+        page.locator("article a[href$='/derivations/']").first.click()
+        page.wait_for_url(base_url + "/derivations/")
+        page.wait_for_selector("#kernel")
+        assert page.locator("[data-step]").count() == 0
+        page.go_back()
+        page.wait_for_url(base_url + PATH)
+        wait_until_live(page)
+    # Still the same document: Material swapped the content instead of reloading the page.
+    assert page.evaluate("window.__sameDocument") is True
+
+    for step in STEPS:
+        check_readouts(page, step, INITIAL[step])
+    for order in (ORDERS[1], ORDERS[0]):
+        button = page.locator(f'[data-step="order"] button[data-value="{order}"]')
+        assert writes_per_readout(page, "order", button.click) == {"scores": 1}
+        check_readouts(page, "order", {"order": order})
+    for step, sliders in SLIDERS.items():
+        for name, (_, high, _, start) in sliders.items():
+            control = slider(page, step, name)
+            control.focus()
+            press = "ArrowLeft" if start == high else "ArrowRight"  # a key that moves the slider
+            counts = writes_per_readout(page, step, lambda: page.keyboard.press(press))
+            assert counts == dict.fromkeys(STARTING_READOUTS[step], 1), (step, name, counts)
+            check_readouts(page, step)
+    assert not errors
+    context.close()
+
+
+# ---------------------------------------------------------------------------------------
+# (4) Speed: from an input event to its readouts (printed for `make bench`, never asserted)
+
+SPEED_JS = """async ({ sliders, repeats }) => {
+  const results = [];
+  for (const [step, names] of Object.entries(sliders)) {
+    const root = document.querySelector(`[data-step="${step}"]`);
+    for (const [name, [low, high, size]] of Object.entries(names)) {
+      const input = root.querySelector(`input[data-param="${name}"]`);
+      let resolveWrite = null;
+      let writes = 0;
+      const observer = new MutationObserver(() => {
+        writes += 1;
+        if (resolveWrite) { resolveWrite(performance.now()); resolveWrite = null; }
+      });
+      for (const node of root.querySelectorAll('[data-readout]')) {
+        observer.observe(node, { childList: true, characterData: true, subtree: true });
+      }
+      const toReadout = [];
+      const withLayout = [];
+      const count = Math.round((high - low) / size) + 1;
+      for (let k = 0; k < repeats; k += 1) {
+        input.value = String(low + ((k + 1) % count) * size);
+        const written = new Promise((resolve) => { resolveWrite = resolve; });
+        const start = performance.now();
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        const seen = await written;  // the time the first readout changed
+        void document.body.offsetHeight;  // then style and layout of the new readouts and drawing
+        const laidOut = performance.now();
+        toReadout.push(seen - start);
+        withLayout.push(laidOut - start);
+      }
+      observer.disconnect();
+      results.push({ step, name, toReadout, withLayout, writes });
+    }
+  }
+  return results;
+}"""
+
+
+def test_input_to_readout_time_is_measured(browser, base_url, capsys, record_property):
+    context = new_context(browser)
+    page, errors = open_explainer(context, base_url)
+    repeats = 50
+    sliders = {s: {n: list(v[:3]) for n, v in p.items()} for s, p in SLIDERS.items()}
+    results = page.evaluate(SPEED_JS, {"sliders": sliders, "repeats": repeats})
+    context.close()
+    lines = []
+    for row in results:
+        assert len(row["toReadout"]) == repeats
+        assert row["writes"] >= repeats, f"{row['step']}/{row['name']}: {row['writes']} readout writes for {repeats} inputs"
+        lines.append(
+            f"  {row['step']}/{row['name']}: {statistics.mean(row['toReadout']):.3f} ms to readouts, "
+            f"{statistics.mean(row['withLayout']):.3f} ms with layout"
+        )
+    overall = statistics.mean(t for row in results for t in row["toReadout"])
+    slowest = max(statistics.mean(row["withLayout"]) for row in results)
+    record_property("explainer_mean_input_to_readout_ms", overall)
+    with capsys.disabled():
+        print(f"\nexplainer: mean input-to-readout time {overall:.3f} ms over {repeats} inputs per slider "
+              f"(slowest slider with layout {slowest:.3f} ms; one frame is 16.7 ms)")
+        print("\n".join(lines))
+    assert not errors
+
+
+# ---------------------------------------------------------------------------------------
+# (5) The page's own scripts and styles stay small
+
+
+def test_own_scripts_and_styles_stay_under_budget(browser, base_url, site_dir, capsys):
+    context = new_context(browser)
+    page = context.new_page()
+    loaded: list[str] = []
+    page.on("response", lambda response: loaded.append(response.url))
+    page.goto(base_url + PATH, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    context.close()
+    own = sorted({
+        url[len(base_url) + 1 :] for url in loaded
+        if url.startswith(base_url) and url.endswith((".js", ".css"))
+        and not url[len(base_url) :].startswith("/assets/")  # the theme and KaTeX, not ours
+    })
+    assert {"javascripts/explainer.js", "stylesheets/explainer.css"} <= set(own)
+    sizes = {name: (site_dir / name).stat().st_size for name in own}
+    with capsys.disabled():
+        print("\nexplainer: own assets " + ", ".join(f"{name} {size / 1024:.1f} KB" for name, size in sizes.items())
+              + f"; total {sum(sizes.values()) / 1024:.1f} KB of {SIZE_BUDGET // 1024} KB")
+    assert sum(sizes.values()) < SIZE_BUDGET
+
+
+# ---------------------------------------------------------------------------------------
+# (6) Accessibility: labels, live regions, focus, motion, axe-core
+
+
+def test_controls_are_labelled_and_readouts_announced(browser, base_url):
+    context = new_context(browser)
+    page, errors = open_explainer(context, base_url)
+    report = page.evaluate(
+        """() => Array.from(document.querySelectorAll('[data-step]'), (root) => ({
+          step: root.dataset.step,
+          ranges: Array.from(root.querySelectorAll('input[data-param]'), (input) => ({
+            name: input.dataset.param, type: input.type, disabled: input.disabled,
+            min: Number(input.min), max: Number(input.max), step: Number(input.step), value: Number(input.value),
+            labels: Array.from(input.labels, (label) => ({
+              text: Array.from(label.childNodes).filter((n) => !(n.nodeType === 1 && n.getAttribute('aria-hidden') === 'true'))
+                .map((n) => n.textContent).join('').trim(),
+              visible: label.getBoundingClientRect().width > 0 && getComputedStyle(label).visibility === 'visible',
+            })),
+          })),
+          buttons: Array.from(root.querySelectorAll('button[data-param]'), (b) => ({
+            text: b.textContent.trim(), pressed: b.getAttribute('aria-pressed'), value: b.dataset.value,
+            group: b.closest('[role=group]') !== null, disabled: b.disabled,
+          })),
+          readouts: Array.from(root.querySelectorAll('[data-readout]'), (node) => ({
+            name: node.dataset.readout,
+            live: node.closest('[aria-live]') ? node.closest('[aria-live]').getAttribute('aria-live') : null,
+            inside: root.contains(node.closest('[aria-live]')),
+          })),
+        }))"""
+    )
+    assert [entry["step"] for entry in report] == list(STEPS)
+    for entry in report:
+        step = entry["step"]
+        assert {r["name"] for r in entry["readouts"]} == set(STARTING_READOUTS[step])
+        for readout in entry["readouts"]:
+            assert readout["live"] == "polite" and readout["inside"], (step, readout)
+        assert {r["name"]: (r["min"], r["max"], r["step"], r["value"]) for r in entry["ranges"]} == {
+            name: tuple(spec) for name, spec in SLIDERS.get(step, {}).items()
+        }
+        for control in entry["ranges"]:
+            assert control["type"] == "range" and not control["disabled"]
+            assert len(control["labels"]) == 1, (step, control["name"])
+            assert control["labels"][0]["text"] and control["labels"][0]["visible"], (step, control)
+    buttons = report[0]["buttons"]
+    assert [b["value"] for b in buttons] == list(ORDERS) == [b["text"] for b in buttons]
+    assert [b["pressed"] for b in buttons] == ["true", "false", "false"]
+    assert all(b["group"] and not b["disabled"] for b in buttons)
+
+    # Keyboard focus is visible on every control.
+    for control in page.locator("[data-step] [data-param]").all():
+        control.focus()
+        outline = control.evaluate(
+            "c => ({visible: c.matches(':focus-visible'), style: getComputedStyle(c).outlineStyle,"
+            " width: parseFloat(getComputedStyle(c).outlineWidth)})"
+        )
+        assert outline["visible"] and outline["style"] != "none" and outline["width"] > 0, outline
+    assert not errors
+    context.close()
+
+
+@pytest.mark.skipif(not AXE.is_file(), reason="axe-core is not installed (npm ci)")
+def test_axe_finds_no_violations_in_the_steps(context, base_url):
+    page, _ = open_explainer(context, base_url)
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        """async () => {
+          const r = await axe.run({ include: [['[data-step]']] },
+                                  { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+          return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        }"""
+    )
+    assert result == []
+
+
+def test_reduced_motion_turns_transitions_off(browser, base_url):
+    durations = {}
+    for motion in ("no-preference", "reduce"):
+        context = new_context(browser, reduced_motion=motion)
+        page, _ = open_explainer(context, base_url)
+        durations[motion] = page.locator(".posenc-svg__moving, .posenc-svg__turning").evaluate_all(
+            "nodes => nodes.map(n => getComputedStyle(n).transitionDuration)"
+        )
+        context.close()
+    assert durations["no-preference"] and all(d != "0s" for d in durations["no-preference"])
+    assert durations["reduce"] and all(d == "0s" for d in durations["reduce"])
+
+
+# ---------------------------------------------------------------------------------------
+# (7) Without JavaScript: the figures and the starting numbers carry the page
+
+
+def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
+    context = new_context(browser, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base_url + PATH, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    for name in FIGURES:
+        image = page.locator(f"#fig-{name} img")
+        assert image.is_visible(), name
+        assert image.evaluate("img => img.complete && img.naturalWidth > 0"), name
+    for step in STEPS:
+        root = step_locator(page, step)
+        assert root.get_attribute("data-live") is None
+        texts = {node.get_attribute("data-readout"): node.text_content()
+                 for node in root.locator("[data-readout]").all()}
+        assert texts == expected_readouts(step, INITIAL[step]) == STARTING_READOUTS[step]
+        assert root.locator(".posenc-widget__nojs").is_visible()
+        assert all(control.is_disabled() for control in root.locator("[data-param]").all())
+        assert root.locator("svg").count() == 0
+    context.close()
+
+
+def test_the_script_does_nothing_on_other_pages(browser, base_url):
+    context = new_context(browser)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(base_url + "/", wait_until="load")
+    assert page.evaluate("typeof window.posencExplainer.init") == "function"
+    assert page.locator("[data-live], .posenc-svg").count() == 0
+    assert not errors
+    context.close()

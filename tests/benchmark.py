@@ -5,7 +5,8 @@ Measured in one run so ratios compare like with like:
   * a no-op `make`, and a `make` after touching one figure script (which figures re-render);
   * each figure's own draw time, and the clean render set against the floor
     (one Matplotlib import + the sum of the draw times);
-  * the derivation registry's total proof time.
+  * the derivation registry's total proof time;
+  * the explainer's input-to-readout time per slider, measured in headless Chromium.
 """
 
 from __future__ import annotations
@@ -81,6 +82,12 @@ def main() -> None:
     rerendered = [name for _, _, name, _ in PROGRESS.findall(edit_out)]
     print(f"touch {script.name}: make {edit_seconds:.2f} s, re-rendered {rerendered} "
           f"(target: that figure alone)")
+
+    # The browser test measures and prints it (it asserts no time: the machine is shared).
+    _, explainer_out = run(str(PY), "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
+                           "tests/test_explainer.py", "-k", "input_to_readout_time or own_assets")
+    print()
+    print("\n".join(line for line in explainer_out.splitlines() if line.startswith(("explainer:", "  "))))
 
 
 if __name__ == "__main__":

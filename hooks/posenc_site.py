@@ -141,7 +141,11 @@ def _bibtex(entry, site_url: str) -> str:
 def _derivations(page_src: str, site_url: str) -> str:
     report = _verify_report()
     source_page = _relative(page_src, "derivations/source.md")
-    parts = []
+    index = ["| ID | What it states | Status |", "| --- | --- | --- |"]
+    for entry in REGISTRY.values():
+        summary = entry.summary.replace("|", "\\|")  # a bare | would end the table cell
+        index.append(f"| [`{entry.id}`](#{entry.id}) | {summary} | proved |")
+    parts = ["## Index { #index }\n\n" + "\n".join(index) + "\n"]
     for entry in REGISTRY.values():
         seconds = report[entry.id]["seconds"]
         steps = "\n".join(f"{n}. {step}" for n, step in enumerate(entry.steps, 1))

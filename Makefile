@@ -22,11 +22,11 @@ FIGURE_SCRIPTS := $(sort $(wildcard figures_src/*.py))
 FIGURES := $(patsubst figures_src/%.py,$(FIGURE_DIR)/%.svg,$(FIGURE_SCRIPTS))
 FIGURE_QUEUE := build/stale-figures
 FIGURE_STAMP := build/figures.stamp
-# What a figure script can see of posenc: the library, the plotting helper and its style.
-FIGURE_INPUTS := posenc/__init__.py posenc/_checks.py posenc/encodings.py posenc/plotting.py \
-                 posenc/render.py posenc/posenc.mplstyle
-
 LIBRARY := $(sort $(wildcard posenc/*.py))
+# What a figure script can see of posenc: the library and the plotting helper with its style
+# (the derivation registry is not drawn from, so editing a proof re-renders nothing).
+FIGURE_INPUTS := $(filter-out posenc/registry.py posenc/derivations.py posenc/verify.py,$(LIBRARY)) \
+                 posenc/posenc.mplstyle
 VERIFY_REPORT := build/verify.json
 SITE_STAMP := build/site.stamp
 SITE_INPUTS = mkdocs.yml $(LIBRARY) $(shell find docs hooks overrides -type f -not -path 'docs/figures/*' -not -path '*/__pycache__/*' -not -name '.*')
@@ -100,9 +100,29 @@ test: all ## Run every test, browser tests included
 	$(call step,"running the tests")
 	$(PY) -m pytest
 
-bench: all ## Print build and render timings (figures, not pass/fail)
+# The comparison with the libraries themselves (torch CPU, transformers) has its own environment,
+# so `make` and `make test` never need torch.
+PEERS_VENV := .venv-peers
+PEERS_PY := $(PEERS_VENV)/bin/python
+PEERS_STAMP := $(PEERS_VENV)/.installed
+
+$(PEERS_STAMP): requirements-peers.txt pyproject.toml
+	$(call step,"creating $(PEERS_VENV) from requirements-peers.txt")
+	$(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check -r requirements-peers.txt
+	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@touch $@
+
+.PHONY: test-peers
+test-peers: $(PEERS_STAMP) ## Compare posenc with torch and transformers (in .venv-peers)
+	$(call step,"comparing posenc with torch and transformers")
+	$(PEERS_PY) -m pytest tests/peers
+
+bench: all ## Print build, render, explainer and precision timings (figures, not pass/fail)
 	$(PY) tests/benchmark.py
+	@# The precision benchmark adds the PyTorch rows when the peers environment exists.
+	$(if $(wildcard $(PEERS_STAMP)),$(PEERS_PY),$(PY)) tests/benchmark_precision.py
 
 clean: ## Remove everything make generates (venv and node_modules included)
-	rm -rf site build $(FIGURE_DIR) .cache $(VENV) node_modules .pytest_cache .hypothesis
+	rm -rf site build $(FIGURE_DIR) .cache $(VENV) .venv-peers node_modules .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,6 +1,8 @@
 """posenc: positional encodings for transformers, with proofs and figures.
 
-The NumPy encodings live in :mod:`posenc.encodings` and are re-exported here. The SymPy
+The NumPy encodings live in :mod:`posenc.encodings` and the conventions of other libraries
+(fairseq's schedule and position ids, RoPE pairings and scaling, T5 buckets) in
+:mod:`posenc.conventions`; both are re-exported here. The SymPy
 derivation registry is :mod:`posenc.derivations` (run it with ``python -m posenc.verify``)
 and the figure helper is :mod:`posenc.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
@@ -18,6 +20,21 @@ from .encodings import (
     squared_distance,
     wavelengths,
 )
+from .conventions import (
+    apply_rope,
+    dynamic_ntk_frequencies,
+    fairseq_embedding,
+    fairseq_position_ids,
+    linear_scaled_frequencies,
+    llama3_frequencies,
+    rope_frequencies,
+    rope_permutation,
+    rope_scaling_frequencies,
+    schedule_frequencies,
+    sinusoidal_embedding,
+    t5_relative_position_bucket,
+    yarn_frequencies,
+)
 
 __version__ = "0.1.0"
 
@@ -25,11 +42,24 @@ __all__ = [
     "DEFAULT_BASE",
     "alibi_bias",
     "alibi_slopes",
+    "apply_rope",
+    "dynamic_ntk_frequencies",
+    "fairseq_embedding",
+    "fairseq_position_ids",
     "frequencies",
     "kernel",
+    "linear_scaled_frequencies",
+    "llama3_frequencies",
     "rope",
+    "rope_frequencies",
+    "rope_permutation",
+    "rope_scaling_frequencies",
+    "schedule_frequencies",
     "shift_operator",
     "sinusoidal",
+    "sinusoidal_embedding",
     "squared_distance",
+    "t5_relative_position_bucket",
     "wavelengths",
+    "yarn_frequencies",
 ]

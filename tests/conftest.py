@@ -13,6 +13,9 @@ from urllib.parse import urlparse
 
 import pytest
 
+# tests/peers compares posenc with torch and transformers; `make test-peers` runs it in its own venv.
+collect_ignore = ["peers"]
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # The built site under test; another build folder can be named for a one-off run.
 SITE = pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site"))

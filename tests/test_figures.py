@@ -77,9 +77,10 @@ def test_every_figure_a_page_shows_has_a_script():
 def test_every_image_in_the_built_site_comes_from_a_script(site_dir):
     images = set()
     for page in site_dir.rglob("*.html"):
-        images.update(re.findall(r'<img [^>]*src="([^"]+)"', page.read_text()))
+        for src in re.findall(r'<img [^>]*src="([^"]+)"', page.read_text()):
+            images.add((page.parent / src).resolve())
     assert images, "the built site shows no images"
-    for src in images:
-        name = pathlib.PurePosixPath(src).name
-        assert src.endswith(".svg") and "figures/" in src, f"image outside the figure pipeline: {src}"
-        assert (ROOT / "figures_src" / name.replace(".svg", ".py")).is_file(), f"no script draws {src}"
+    for image in images:
+        where = image.relative_to(site_dir.resolve())
+        assert where.parent == pathlib.Path("figures") and where.suffix == ".svg", f"image outside the figure pipeline: {where}"
+        assert (ROOT / "figures_src" / f"{where.stem}.py").is_file(), f"no script draws {where}"

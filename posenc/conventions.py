@@ -1,0 +1,571 @@
+"""Conventions of well-known libraries, reproduced exactly (tested against them in tests/peers).
+
+* Sinusoidal frequency schedules: the paper's ``omega_r = base ** (-2 r / d)`` and the
+  tensor2tensor/fairseq one, ``omega_r = base ** (-r / (d/2 - 1))`` (lowest frequency exactly
+  1/base), with fairseq's rules: sines then cosines ("halves"), a zero channel appended for an
+  odd width, position ids from padded token ids starting at ``padding_idx + 1``, and a zero row
+  for padding (M2M100, fairseq's ``SinusoidalPositionalEmbedding``).
+* RoPE: the fixed permutation between the interleaved pairing (RoFormer, GPT-J, Meta's LLaMA
+  code) and the halves pairing (GPT-NeoX, Hugging Face LLaMA), partial rotation of the first
+  ``rotary_dim`` channels, and the inverse frequencies of the ``rope_scaling`` variants of
+  Hugging Face transformers: linear, dynamic NTK, YaRN (with its attention factor) and llama3.
+* T5's relative-position buckets, bidirectional and causal.
+
+Every function checks its arguments and names the offending one in its error. The sines and
+cosines are computed with posenc's accurate phases (see ``posenc._precision``), so they are
+within 1e-15 of the exact values for position ids below 2**31.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from . import _checks, _precision
+from .encodings import DEFAULT_BASE
+
+SCHEDULES = ("paper", "fairseq")
+ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3")
+
+# ---------------------------------------------------------------------------------------
+# Argument checks for the arguments the foundation's _checks does not cover
+
+
+def _real(name: str, value: Any, *, minimum: float | None = None, strict: bool = False) -> float:
+    """A finite real number, optionally bounded below (``strict``: strictly greater)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if minimum is not None and (value <= minimum if strict else value < minimum):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {value:g}")
+    return value
+
+
+def _schedule(value: Any) -> str:
+    if value not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, got {value!r}")
+    return value
+
+
+def _any_width(value: Any, schedule: str) -> int:
+    """A width that may be odd (fairseq pads it with a zero channel); at least one pair."""
+    value = _checks.integer("width", value)
+    if value < 2:
+        raise ValueError(f"width must be >= 2 (at least one sine/cosine pair), got {value}")
+    if schedule == "fairseq" and value < 4:
+        raise ValueError(
+            f"width must be >= 4 for the fairseq schedule (its divisor width // 2 - 1 must be positive), got {value}"
+        )
+    return value
+
+
+def _optional_index(name: str, value: Any) -> int | None:
+    return None if value is None else _checks.integer(name, value, minimum=0)
+
+
+def _token_ids(value: Any) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"input_ids must hold integer token ids, got dtype {array.dtype}")
+    if array.ndim < 1:
+        raise ValueError(f"input_ids must have at least one axis (..., sequence), got shape {array.shape}")
+    return array.astype(np.int64)
+
+
+def _rotary_dim(value: Any, width: int, width_name: str) -> int:
+    if value is None:
+        if width % 2:
+            raise ValueError(f"{width_name} must be even when rotary_dim is not given (channels come in pairs), got {width}")
+        return width
+    value = _checks.width(value, name="rotary_dim")
+    if value > width:
+        raise ValueError(f"rotary_dim must be <= {width_name} ({width}), got {value}")
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# Sinusoidal: schedules, fairseq's embedding and its position ids
+
+
+def _schedule_parameters(width: int, schedule: str) -> tuple[int, int, int]:
+    """(numerator step, denominator, pairs) with omega_r = base ** (-r * step / denominator)."""
+    pairs = width // 2
+    return (2, 2 * pairs, pairs) if schedule == "paper" else (1, pairs - 1, pairs)
+
+
+def schedule_frequencies(width: int, *, base: float = DEFAULT_BASE, schedule: str = "paper") -> np.ndarray:
+    """Angular frequency of each of the ``width // 2`` pairs under a schedule, correctly rounded.
+
+    "paper": ``omega_r = base ** (-2 r / d)`` with d the even part of ``width`` (the paper,
+    DistilBERT, Marian, posenc.frequencies). "fairseq": ``omega_r = base ** (-r / (h - 1))``
+    with ``h = width // 2`` (tensor2tensor, fairseq, M2M100): the last pair has frequency
+    exactly ``1 / base``.
+
+    >>> schedule_frequencies(8, schedule="fairseq").round(6).tolist()
+    [1.0, 0.046416, 0.002154, 0.0001]
+    """
+    schedule = _schedule(schedule)
+    width = _any_width(width, schedule)
+    base = _checks.base(base)
+    return _precision.power_values(base, *_schedule_parameters(width, schedule)).copy()
+
+
+def sinusoidal_embedding(
+    position_ids: ArrayLike,
+    width: int,
+    *,
+    base: float = DEFAULT_BASE,
+    schedule: str = "paper",
+    layout: str = "interleaved",
+    padding_idx: int | None = None,
+    dtype: DTypeLike = np.float64,
+) -> np.ndarray:
+    """Sinusoidal rows for the given ids under any schedule and layout, shape ``(n, width)``.
+
+    An odd ``width`` gets the encoding of ``width - 1`` channels followed by a zero channel
+    (fairseq's rule). Rows whose id equals ``padding_idx`` are zero (fairseq zeroes the table
+    row of the padding index). With the defaults this is ``posenc.sinusoidal``.
+
+    >>> sinusoidal_embedding([0, 1, 2], 5, schedule="fairseq", layout="halves", padding_idx=1).round(3).tolist()
+    [[0.0, 0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0], [0.909, 0.0, -0.416, 1.0, 0.0]]
+    """
+    ids = _checks.position_ids(position_ids)
+    schedule = _schedule(schedule)
+    width = _any_width(width, schedule)
+    base = _checks.base(base)
+    layout = _checks.layout(layout)
+    padding_idx = _optional_index("padding_idx", padding_idx)
+    dtype = _checks.float_dtype(dtype)
+    step, denominator, pairs = _schedule_parameters(width, schedule)
+    out = np.zeros((ids.size, width), dtype=dtype)
+    if layout == "halves":
+        sines, cosines = out[:, :pairs], out[:, pairs : 2 * pairs]
+    else:
+        sines, cosines = out[:, 0 : 2 * pairs : 2], out[:, 1 : 2 * pairs : 2]
+    _precision.sincos_into(ids, _precision.power_turns(base, step, denominator, pairs), sines, cosines)
+    if padding_idx is not None:
+        out[ids == padding_idx] = 0
+    return out
+
+
+def fairseq_position_ids(input_ids: ArrayLike, padding_idx: int, *, cache_length: int = 0) -> np.ndarray:
+    """fairseq's position ids from token ids: ``padding_idx + 1`` onward, padding keeps ``padding_idx``.
+
+    Along the last axis, the k-th non-padding token (k = 1, 2, ...) gets
+    ``padding_idx + cache_length + k`` and every padding token gets ``padding_idx`` (whose
+    embedding row is zero). ``cache_length`` counts tokens already decoded (a KV cache).
+    Same shape as ``input_ids``, int64.
+
+    >>> fairseq_position_ids([[5, 6, 7, 1, 1], [1, 1, 8, 9, 4]], padding_idx=1).tolist()
+    [[2, 3, 4, 1, 1], [1, 1, 2, 3, 4]]
+    """
+    tokens = _token_ids(input_ids)
+    padding_idx = _checks.integer("padding_idx", padding_idx, minimum=0)
+    cache_length = _checks.integer("cache_length", cache_length, minimum=0)
+    mask = (tokens != padding_idx).astype(np.int64)
+    return (np.cumsum(mask, axis=-1) + cache_length) * mask + padding_idx
+
+
+def fairseq_embedding(
+    input_ids: ArrayLike,
+    width: int,
+    *,
+    padding_idx: int,
+    cache_length: int = 0,
+    base: float = DEFAULT_BASE,
+    dtype: DTypeLike = np.float64,
+) -> np.ndarray:
+    """fairseq/M2M100 sinusoidal positions for token ids, shape ``input_ids.shape + (width,)``.
+
+    Position ids from ``fairseq_position_ids``, the fairseq schedule, halves layout, a zero
+    channel for an odd width and zero rows for padding tokens.
+    """
+    positions = fairseq_position_ids(input_ids, padding_idx, cache_length=cache_length)
+    rows = sinusoidal_embedding(
+        positions.ravel(), width, base=base, schedule="fairseq", layout="halves", padding_idx=padding_idx, dtype=dtype
+    )
+    return rows.reshape(positions.shape + (rows.shape[-1],))
+
+
+# ---------------------------------------------------------------------------------------
+# RoPE: pairings, partial rotation, scaled inverse frequencies
+
+
+def rope_permutation(
+    head_dim: int, *, n_heads: int = 1, rotary_dim: int | None = None, inverse: bool = False
+) -> np.ndarray:
+    """The row permutation taking W_Q/W_K from the interleaved pairing to the halves pairing.
+
+    Within each head, channel ``2r`` (interleaved pair r, first member) moves to ``r`` and
+    ``2r + 1`` moves to ``r + rotary_dim/2``; channels past ``rotary_dim`` stay. For a weight
+    ``W`` of shape ``(n_heads * head_dim, hidden)`` (PyTorch ``Linear`` layout) with interleaved
+    pairs, ``W[perm]`` is the same projection for the halves pairing, and
+    ``rope(q, ids)[..., perm] == rope(q[..., perm], ids, layout="halves")``; this is how
+    checkpoints are converted from Meta's LLaMA code to Hugging Face's. ``inverse=True`` gives
+    the permutation back (halves to interleaved).
+
+    >>> rope_permutation(8).tolist()
+    [0, 2, 4, 6, 1, 3, 5, 7]
+    >>> rope_permutation(8, inverse=True).tolist()
+    [0, 4, 1, 5, 2, 6, 3, 7]
+    """
+    head_dim = _checks.width(head_dim, name="head_dim")
+    n_heads = _checks.integer("n_heads", n_heads, minimum=1)
+    rotary_dim = _rotary_dim(rotary_dim, head_dim, "head_dim")
+    if not isinstance(inverse, (bool, np.bool_)):
+        raise TypeError(f"inverse must be True or False, got {inverse!r}")
+    one = np.concatenate([np.arange(0, rotary_dim, 2), np.arange(1, rotary_dim, 2), np.arange(rotary_dim, head_dim)])
+    if inverse:
+        one = np.argsort(one)
+    return (np.arange(n_heads)[:, None] * head_dim + one[None, :]).ravel().astype(np.int64)
+
+
+def _frequency_array(value: Any, pairs: int) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"inv_freq must be an array of real numbers, got dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if array.shape != (pairs,):
+        raise ValueError(f"inv_freq must have shape ({pairs},) (one per rotated pair), got shape {array.shape}")
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError("inv_freq must be finite and >= 0")
+    return array
+
+
+def apply_rope(
+    x: ArrayLike,
+    position_ids: ArrayLike,
+    *,
+    base: float = DEFAULT_BASE,
+    inv_freq: ArrayLike | None = None,
+    layout: str = "interleaved",
+    rotary_dim: int | None = None,
+    attention_factor: float = 1.0,
+) -> np.ndarray:
+    """RoPE with partial rotation, any inverse frequencies and an attention factor.
+
+    The first ``rotary_dim`` channels of ``x`` (shape ``(..., n, d)``, default: all) are rotated,
+    paired within that slice by ``layout`` ("interleaved": GPT-J; "halves": GPT-NeoX,
+    Hugging Face LLaMA); the rest pass through unchanged. Pair r turns by
+    ``position_ids[j] * inv_freq[r]``, where ``inv_freq`` defaults to
+    ``base ** (-2 r / rotary_dim)`` (use ``rope_scaling_frequencies`` for scaled variants).
+    The rotated channels are multiplied by ``attention_factor`` (YaRN's; Hugging Face folds
+    it into cos and sin). With the defaults this is ``posenc.rope``. Float64 result.
+    """
+    values = np.asarray(x)
+    if values.dtype == np.bool_ or not (np.issubdtype(values.dtype, np.floating) or np.issubdtype(values.dtype, np.integer)):
+        raise TypeError(f"x must be a real array, got dtype {values.dtype}")
+    if values.ndim < 2:
+        raise ValueError(f"x must have shape (..., n, d) with at least 2 axes, got shape {values.shape}")
+    d = values.shape[-1]
+    if d == 0:
+        raise ValueError("x's last axis must not be empty")
+    rotary_dim = _rotary_dim(rotary_dim, d, "x's last axis")
+    ids = _checks.position_ids(position_ids)
+    if ids.size != values.shape[-2]:
+        raise ValueError(f"position_ids must have one id per row of x: got {ids.size} ids for {values.shape[-2]} rows")
+    base = _checks.base(base)
+    layout = _checks.layout(layout)
+    attention_factor = _real("attention_factor", attention_factor)
+    half = rotary_dim // 2
+    if inv_freq is None:
+        turns = _precision.power_turns(base, 2, rotary_dim, half)
+    else:
+        turns = _precision.value_turns(_frequency_array(inv_freq, half))
+    sin, cos = _precision.sincos(ids, turns)
+    if attention_factor != 1.0:
+        sin, cos = sin * attention_factor, cos * attention_factor
+    values = values.astype(np.result_type(values.dtype, np.float64))
+    out = values.copy()
+    rotated = values[..., :rotary_dim]
+    if layout == "interleaved":
+        first, second = rotated[..., 0::2], rotated[..., 1::2]
+        out[..., 0:rotary_dim:2] = first * cos - second * sin
+        out[..., 1:rotary_dim:2] = first * sin + second * cos
+    else:
+        first, second = rotated[..., :half], rotated[..., half:]
+        out[..., :half] = first * cos - second * sin
+        out[..., half:rotary_dim] = first * sin + second * cos
+    return out
+
+
+def _rope_dim(dim: Any) -> int:
+    return _checks.width(dim, name="dim")
+
+
+def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
+    """Unscaled RoPE inverse frequencies ``base ** (-2 r / dim)``, r < dim/2, correctly rounded.
+
+    ``dim`` is the rotated width (``rotary_dim``; the head width when all channels rotate).
+    """
+    dim = _rope_dim(dim)
+    base = _checks.base(base)
+    return _precision.power_values(base, 2, dim, dim // 2).copy()
+
+
+def linear_scaled_frequencies(dim: int, *, base: float = DEFAULT_BASE, factor: float) -> np.ndarray:
+    """Position interpolation ("linear"): every inverse frequency divided by ``factor``."""
+    factor = _real("factor", factor, minimum=0.0, strict=True)
+    return rope_frequencies(dim, base=base) / factor
+
+
+def dynamic_ntk_frequencies(
+    dim: int,
+    *,
+    base: float = DEFAULT_BASE,
+    factor: float,
+    max_position_embeddings: int,
+    seq_len: int | None = None,
+) -> np.ndarray:
+    """Dynamic NTK ("dynamic") inverse frequencies for a sequence of ``seq_len`` tokens.
+
+    As Hugging Face transformers computes them: with ``L = max(seq_len, max_position_embeddings)``
+    (``seq_len`` None means ``max_position_embeddings``), the base becomes
+    ``base * (factor * L / max_position_embeddings - (factor - 1)) ** (dim / (dim - 2))``, so
+    nothing changes until the sequence outgrows ``max_position_embeddings``.
+    """
+    dim = _rope_dim(dim)
+    if dim < 4:
+        raise ValueError(f"dim must be >= 4 for dynamic NTK scaling (its exponent divides by dim - 2), got {dim}")
+    base = _checks.base(base)
+    factor = _real("factor", factor, minimum=0.0, strict=True)
+    max_position_embeddings = _checks.integer("max_position_embeddings", max_position_embeddings, minimum=1)
+    length = max_position_embeddings if seq_len is None else _checks.integer("seq_len", seq_len, minimum=0)
+    length = max(length, max_position_embeddings)
+    stretch = factor * length / max_position_embeddings - (factor - 1)
+    if stretch <= 0:
+        raise ValueError(f"factor {factor:g} gives a non-positive base stretch {stretch:g} at seq_len {length}")
+    new_base = base * stretch ** (dim / (dim - 2))
+    return _precision.power_values(_checks.base(new_base), 2, dim, dim // 2).copy()
+
+
+def yarn_frequencies(
+    dim: int,
+    *,
+    base: float = DEFAULT_BASE,
+    factor: float,
+    original_max_position_embeddings: int,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+    truncate: bool = True,
+    attention_factor: float | None = None,
+    mscale: float | None = None,
+    mscale_all_dim: float | None = None,
+) -> tuple[np.ndarray, float]:
+    """YaRN inverse frequencies and attention factor, as Hugging Face transformers computes them.
+
+    Pair r keeps its frequency (extrapolation) below the correction range, is divided by
+    ``factor`` (interpolation) above it, and blends linearly inside it. The range runs from
+    the pair index at which ``original_max_position_embeddings`` tokens make ``beta_fast``
+    rotations to the one where they make ``beta_slow``, ``dim * ln(L / (2 pi beta)) / (2 ln
+    base)``, floored and ceiled when ``truncate``, clipped to [0, dim - 1]. The attention
+    factor (multiplying cos and sin) is ``0.1 ln(factor) + 1`` for factor > 1, else 1, or
+    ``mscale(factor, mscale) / mscale(factor, mscale_all_dim)`` when both are given, unless
+    ``attention_factor`` is given. Returns ``(inv_freq, attention_factor)``.
+    """
+    dim = _rope_dim(dim)
+    base = _checks.base(base)
+    factor = _real("factor", factor, minimum=0.0, strict=True)
+    original = _checks.integer("original_max_position_embeddings", original_max_position_embeddings, minimum=1)
+    beta_fast = _real("beta_fast", beta_fast, minimum=0.0, strict=True)
+    beta_slow = _real("beta_slow", beta_slow, minimum=0.0, strict=True)
+    if not isinstance(truncate, (bool, np.bool_)):
+        raise TypeError(f"truncate must be True or False, got {truncate!r}")
+
+    def mscale_of(scale: float, coefficient: float = 1.0) -> float:
+        return 1.0 if scale <= 1 else 0.1 * coefficient * math.log(scale) + 1.0
+
+    if attention_factor is not None:
+        attention_factor = _real("attention_factor", attention_factor)
+    else:
+        if mscale is not None:
+            mscale = _real("mscale", mscale)
+        if mscale_all_dim is not None:
+            mscale_all_dim = _real("mscale_all_dim", mscale_all_dim)
+        if mscale and mscale_all_dim:
+            attention_factor = mscale_of(factor, mscale) / mscale_of(factor, mscale_all_dim)
+        else:
+            attention_factor = mscale_of(factor)
+
+    def correction_dim(rotations: float) -> float:
+        return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001  # as transformers: avoids dividing by zero
+    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+    extrapolation = rope_frequencies(dim, base=base)
+    interpolation = extrapolation / factor
+    keep = 1.0 - ramp  # weight of the unscaled frequency
+    return interpolation * (1.0 - keep) + extrapolation * keep, float(attention_factor)
+
+
+def llama3_frequencies(
+    dim: int,
+    *,
+    base: float = DEFAULT_BASE,
+    factor: float,
+    low_freq_factor: float,
+    high_freq_factor: float,
+    original_max_position_embeddings: int,
+) -> np.ndarray:
+    """Llama 3.1's inverse frequencies ("llama3").
+
+    With ``L = original_max_position_embeddings`` and wavelength ``2 pi / omega``: wavelengths
+    longer than ``L / low_freq_factor`` are divided by ``factor``, shorter than
+    ``L / high_freq_factor`` kept, and in between blended with
+    ``s = (L / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)`` as
+    ``(1 - s) omega / factor + s omega``.
+    """
+    factor = _real("factor", factor, minimum=0.0, strict=True)
+    low_freq_factor = _real("low_freq_factor", low_freq_factor, minimum=0.0, strict=True)
+    high_freq_factor = _real("high_freq_factor", high_freq_factor, minimum=0.0, strict=True)
+    if high_freq_factor <= low_freq_factor:
+        raise ValueError(
+            f"high_freq_factor must be > low_freq_factor, got {high_freq_factor:g} <= {low_freq_factor:g}"
+        )
+    original = _checks.integer("original_max_position_embeddings", original_max_position_embeddings, minimum=1)
+    omega = rope_frequencies(dim, base=base)
+    wavelength = 2 * math.pi / omega
+    smooth = (original / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    blended = (1 - smooth) * omega / factor + smooth * omega
+    out = np.where(wavelength > original / low_freq_factor, omega / factor, omega)
+    medium = (wavelength >= original / high_freq_factor) & (wavelength <= original / low_freq_factor)
+    return np.where(medium, blended, out)
+
+
+_SCALING_KEYS = {
+    "default": set(),
+    "linear": {"factor"},
+    "dynamic": {"factor"},
+    "yarn": {
+        "factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "truncate",
+        "attention_factor", "mscale", "mscale_all_dim",
+    },
+    "llama3": {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
+}
+
+
+def rope_scaling_frequencies(
+    dim: int,
+    rope_scaling: Mapping[str, Any] | None = None,
+    *,
+    base: float | None = None,
+    max_position_embeddings: int | None = None,
+    seq_len: int | None = None,
+) -> tuple[np.ndarray, float]:
+    """Inverse frequencies and attention factor for a Hugging Face ``rope_scaling`` dict.
+
+    ``rope_scaling`` is None or a mapping with ``"rope_type"`` (or the older ``"type"``) in
+    "default", "linear", "dynamic", "yarn", "llama3" and that variant's keys; ``"rope_theta"``
+    in it is used as ``base`` when ``base`` is not given (default 10000).
+    ``max_position_embeddings`` and ``seq_len`` are used by "dynamic" only.
+    Returns ``(inv_freq, attention_factor)``; the factor is 1 except for YaRN.
+
+    >>> inv, factor = rope_scaling_frequencies(8, {"rope_type": "linear", "factor": 4.0})
+    >>> inv.tolist(), factor
+    ([0.25, 0.025, 0.0025, 0.00025], 1.0)
+    """
+    if rope_scaling is None:
+        rope_scaling = {"rope_type": "default"}
+    if not isinstance(rope_scaling, Mapping):
+        raise TypeError(f"rope_scaling must be a mapping (a dict) or None, got {type(rope_scaling).__name__}")
+    params = dict(rope_scaling)
+    kind = params.pop("rope_type", None)
+    legacy = params.pop("type", None)
+    kind = kind if kind is not None else legacy
+    if kind is None:
+        kind = "default"
+    if kind not in ROPE_TYPES:
+        raise ValueError(f"rope_scaling's rope_type must be one of {', '.join(map(repr, ROPE_TYPES))}, got {kind!r}")
+    theta = params.pop("rope_theta", None)
+    if base is None:
+        base = DEFAULT_BASE if theta is None else theta
+    unknown = sorted(set(params) - _SCALING_KEYS[kind])
+    if unknown:
+        raise ValueError(f"rope_scaling has keys that {kind!r} does not use: {', '.join(unknown)}")
+    required = {"linear": ["factor"], "dynamic": ["factor"], "yarn": ["factor", "original_max_position_embeddings"],
+                "llama3": sorted(_SCALING_KEYS["llama3"])}.get(kind, [])
+    missing = [key for key in required if key not in params]
+    if missing:
+        raise ValueError(f"rope_scaling of type {kind!r} needs {', '.join(missing)}")
+    if kind == "default":
+        return rope_frequencies(dim, base=base), 1.0
+    if kind == "linear":
+        return linear_scaled_frequencies(dim, base=base, factor=params["factor"]), 1.0
+    if kind == "dynamic":
+        if max_position_embeddings is None:
+            raise ValueError("max_position_embeddings is required for dynamic scaling")
+        return dynamic_ntk_frequencies(
+            dim, base=base, factor=params["factor"], max_position_embeddings=max_position_embeddings, seq_len=seq_len
+        ), 1.0
+    if kind == "yarn":
+        params = {key: value for key, value in params.items() if value is not None}
+        return yarn_frequencies(dim, base=base, **params)
+    return llama3_frequencies(dim, base=base, **params), 1.0
+
+
+# ---------------------------------------------------------------------------------------
+# T5 relative-position buckets
+
+
+def t5_relative_position_bucket(
+    relative_position: ArrayLike,
+    *,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+) -> np.ndarray | int:
+    """T5's bucket of each relative position ``key_position - query_position``.
+
+    Bidirectional: half the buckets are for keys after the query. Of the (remaining) ``B``
+    buckets, distances below ``B/2`` get one bucket each; larger ones share logarithmically
+    wider buckets up to ``max_distance``, beyond which all fall in the last bucket. Causal
+    (``bidirectional=False``): keys after the query all map to bucket 0. The logarithm is
+    evaluated in float32 step by step as T5 does, so distances whose exact value falls on a
+    bucket edge land where T5's do. Returns an int64 array of the input's shape (an ``int``
+    for a scalar).
+
+    >>> t5_relative_position_bucket([-200, -20, -1, 0, 1, 20, 200]).tolist()
+    [15, 10, 1, 0, 17, 26, 31]
+    """
+    array = np.asarray(relative_position)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"relative_position must hold integers, got dtype {array.dtype}")
+    if array.size and np.max(np.abs(array.astype(np.float64))) >= 2**24:
+        raise ValueError("relative_position must be below 2**24 in magnitude (exact in float32, as T5 needs)")
+    if not isinstance(bidirectional, (bool, np.bool_)):
+        raise TypeError(f"bidirectional must be True or False, got {bidirectional!r}")
+    num_buckets = _checks.integer("num_buckets", num_buckets, minimum=4 if bidirectional else 2)
+    buckets = num_buckets // 2 if bidirectional else num_buckets
+    max_exact = buckets // 2
+    max_distance = _checks.integer("max_distance", max_distance)
+    if max_distance <= max_exact:
+        raise ValueError(f"max_distance must be > {max_exact} (the last exact distance), got {max_distance}")
+    position = array.astype(np.int64)
+    result = np.zeros(position.shape, dtype=np.int64)
+    if bidirectional:
+        result += (position > 0) * buckets
+        distance = np.abs(position)
+    else:
+        distance = -np.minimum(position, 0)
+    # The float32 steps of T5: log(float32(n) / max_exact) / float32(log(max_distance / max_exact))
+    # * (buckets - max_exact), each rounded to float32, then truncated to an integer.
+    f32 = np.float32
+    ratio = (distance.astype(f32) / f32(max_exact)).astype(f32)
+    with np.errstate(divide="ignore"):
+        log_ratio = np.log(ratio.astype(np.float64)).astype(f32)  # float32 log, correctly rounded
+    scaled = (log_ratio.astype(np.float64) / float(f32(math.log(max_distance / max_exact)))).astype(f32)
+    scaled = (scaled.astype(np.float64) * (buckets - max_exact)).astype(f32)
+    large = np.minimum(max_exact + np.where(distance < max_exact, 0, scaled).astype(np.int64), buckets - 1)
+    result += np.where(distance < max_exact, distance, large)
+    return int(result) if result.ndim == 0 else result

@@ -115,7 +115,7 @@ def _verify_report() -> dict:
     """The report ``python -m posenc.verify --report`` wrote; refuse a missing or stale one."""
     if not VERIFY_REPORT.is_file():
         raise PluginError("no derivation report: run `make verify` (or `make`) before building the site")
-    sources = [pathlib.Path(posenc.__file__).with_name(n) for n in ("derivations.py", "registry.py", "encodings.py")]
+    sources = sorted(pathlib.Path(posenc.__file__).parent.glob("*.py"))  # as the Makefile's LIBRARY
     if any(source.stat().st_mtime > VERIFY_REPORT.stat().st_mtime for source in sources):
         raise PluginError("the derivation report is older than posenc's sources: run `make verify`")
     report = json.loads(VERIFY_REPORT.read_text())

@@ -36,7 +36,9 @@ class Derivation:
     steps: tuple[str, ...]
     prove: Callable[[], None]
     check: Callable[[np.random.Generator], None] | None = None
-    budget_seconds: float = 5.0
+    # Proofs take well under a second; the budget catches a runaway simplify, with room for
+    # a loaded shared machine.
+    budget_seconds: float = 10.0
     source_line: int = field(default=0, compare=False)
 
 
@@ -51,7 +53,7 @@ def derivation(
     summary: str,
     assumptions: tuple[str, ...] | list[str],
     steps: tuple[str, ...] | list[str],
-    budget_seconds: float = 5.0,
+    budget_seconds: float = 10.0,
 ) -> Callable[[Callable[[], None]], Callable[[], None]]:
     """Register the decorated function as the SymPy proof of derivation ``id``."""
     if not ID_PATTERN.match(id):

@@ -123,6 +123,14 @@ bench: all ## Print build, render, explainer and precision timings (figures, not
 	@# The precision benchmark adds the PyTorch rows when the peers environment exists.
 	$(if $(wildcard $(PEERS_STAMP)),$(PEERS_PY),$(PY)) tests/benchmark_precision.py
 
+# Lighthouse (pinned in package.json) on the main pages against the system Chromium: figures
+# printed as a table, not pass/fail (timings vary by machine). The deterministic audits (axe,
+# layout shift, page weight, links, offline, reproducible builds) run in `make test`.
+.PHONY: audit
+audit: all ## Print Lighthouse scores and FCP, LCP, TBT, CLS for the main pages (figures, not pass/fail)
+	$(call step,"running Lighthouse on the main pages")
+	$(PY) tests/lighthouse_audit.py
+
 clean: ## Remove everything make generates (venv and node_modules included)
 	rm -rf site build $(FIGURE_DIR) .cache $(VENV) .venv-peers node_modules .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -126,6 +126,7 @@ def _verify_report() -> dict:
 
 
 def _bibtex(entry, site_url: str) -> str:
+    site_url = site_url.rstrip("/") + "/"  # mike's versioned builds give site_url without the slash
     return textwrap.dedent(
         f"""\
         @misc{{posenc-{entry.id},

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import pathlib
-import re
-import threading
 import xml.etree.ElementTree as ElementTree
 from urllib.parse import urlparse
 
 import pytest
+from site_server import serve
 
 # tests/peers compares posenc with torch and transformers; `make test-peers` runs it in its own venv.
 collect_ignore = ["peers"]
@@ -33,42 +30,6 @@ CHROMIUM_ARGS = [
 ]
 
 
-class _SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves site/ quietly, answering unknown paths with the site's own 404 page.
-
-    Material's instant navigation intercepts a click only when the link is listed in
-    sitemap.xml, matched with the page's protocol and host but the sitemap's port. The built
-    sitemap names the deployed site_url, so the server hands it out with its own origin, as the
-    deployed host effectively does; without this every click here would be a full reload.
-    """
-
-    def log_message(self, format, *args):  # noqa: A002 - the stdlib's signature
-        pass
-
-    def do_GET(self):
-        if self.path.split("?")[0] != "/sitemap.xml":
-            return super().do_GET()
-        origin = f"http://{self.server.server_address[0]}:{self.server.server_address[1]}/"
-        body = re.sub(r"<loc>https?://[^/<]+/", f"<loc>{origin}", (SITE / "sitemap.xml").read_text()).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/xml")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def send_error(self, code, message=None, explain=None):
-        page = SITE / "404.html"
-        if code != 404 or not page.is_file():
-            return super().send_error(code, message, explain)
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-
 @pytest.fixture(scope="session")
 def site_dir() -> pathlib.Path:
     if not (SITE / "index.html").is_file():
@@ -78,11 +39,8 @@ def site_dir() -> pathlib.Path:
 
 @pytest.fixture(scope="session")
 def base_url(site_dir) -> str:
-    handler = functools.partial(_SiteHandler, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server, url = serve(site_dir)
+    yield url
     server.shutdown()
     server.server_close()
 

@@ -20,9 +20,7 @@ A score under its target is flagged in the table and its failing audits are list
 from __future__ import annotations
 
 import argparse
-import functools
 import gzip
-import http.server
 import io
 import json
 import os
@@ -31,7 +29,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
+
+from site_server import SiteHandler, serve
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PAGES = ["/", "/deep-dive/", "/explainer/", "/derivations/", "/notebooks/explicit-position-ids/"]
@@ -61,15 +60,10 @@ CHROME_FLAGS = [
 COMPRESSIBLE = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".map", ".ipynb"}
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Serves the site quietly, gzipped like a static host; unknown paths get the site's own
-    404 page, as a host would."""
+class _Handler(SiteHandler):
+    """The shared site server, with text files gzipped as a static host sends them."""
 
-    site: pathlib.Path
     cache: dict[str, bytes] = {}
-
-    def log_message(self, format, *args):  # noqa: A002 - the stdlib's signature
-        pass
 
     def send_head(self):
         path = pathlib.Path(self.translate_path(self.path))
@@ -89,25 +83,6 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "max-age=600")  # GitHub Pages sends the same
         self.end_headers()
         return io.BytesIO(body)
-
-    def send_error(self, code, message=None, explain=None):
-        page = self.site / "404.html"
-        if code != 404 or not page.is_file():
-            return super().send_error(code, message, explain)
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-
-def serve(site: pathlib.Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    handler = type("Handler", (_Handler,), {"site": site})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def lighthouse(url: str, out: pathlib.Path, chrome: str) -> dict:
@@ -152,7 +127,7 @@ def main() -> int:
         return 2
     version = json.loads((ROOT / "node_modules" / "lighthouse" / "package.json").read_text())["version"]
 
-    server, base = serve(args.site)
+    server, base = serve(args.site, _Handler)
     rows, notes, missed, errors = [], [], [], []
     try:
         with tempfile.TemporaryDirectory(prefix="posenc-lighthouse-") as tmp:

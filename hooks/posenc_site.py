@@ -15,6 +15,13 @@ or derivation ID stops the build):
     (a format spec such as ``.4f``; arrays are formatted element by element).
 ``{{ bibtex: ID }}``
     Derivation ``ID``'s BibTeX record as a code block (the one its Derivations entry shows).
+``{{ cite: site }}``, ``{{ cite: articles }}``
+    The BibTeX record of the whole site; a table of the articles (the pages under the nav's
+    "Learn" section) followed by one record per article.
+``{{ release }}``
+    The release the records describe, as "version X, released D Month YYYY".
+``{{ url: PATH }}``
+    The address to cite for ``PATH`` (for example ``derivations/#kernel``), in code format.
 ``{{ derivations }}``
     Every registered derivation: statement, assumptions, proof steps, source and BibTeX.
 
@@ -28,6 +35,7 @@ Node process, so pages ship no math JavaScript and need no network.
 
 from __future__ import annotations
 
+import datetime
 import html
 import inspect
 import json
@@ -38,10 +46,13 @@ import re
 import shutil
 import subprocess
 import textwrap
+from urllib.parse import urlsplit
 
 import numpy as np
+import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
+from mkdocs.utils.meta import get_data
 
 import posenc
 from posenc import derivations as _derivations  # noqa: F401 - registers every derivation
@@ -52,6 +63,7 @@ log = logging.getLogger("mkdocs.hooks.posenc")
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "figures"
 VERIFY_REPORT = ROOT / "build" / "verify.json"
+CITATION = ROOT / "CITATION.cff"
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 MARKER = re.compile(r"\{\{\s*(?P<kind>[a-z]+)(?:\s+(?P<spec>[^:}]*?))?\s*(?::\s*(?P<arg>.*?))?\s*\}\}")
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
@@ -125,18 +137,109 @@ def _verify_report() -> dict:
     return report
 
 
-def _bibtex(entry, site_url: str) -> str:
-    site_url = site_url.rstrip("/") + "/"  # mike's versioned builds give site_url without the slash
+def _release() -> dict:
+    """Title, version and date of the release the citations describe.
+
+    CITATION.cff is their one source: the BibTeX records, the Cite page and the release URLs
+    are derived from it, and the tests hold pyproject.toml and ``posenc.__version__`` to it.
+    """
+    data = yaml.safe_load(CITATION.read_text(encoding="utf-8"))
+    released = data["date-released"]
+    if isinstance(released, str):
+        released = datetime.date.fromisoformat(released)
+    return {"title": data["title"], "version": str(data["version"]), "date": released}
+
+
+RELEASE_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+# Folders that mike fills with something other than one fixed release (.github/workflows/deploy.yml).
+MIKE_ALIASES = {"dev", "latest"}
+
+
+def _cited_root(site_url: str) -> str:
+    """Root of the address to cite, following the Cite page's rule: a numbered release's folder.
+
+    mike builds release X with site_url ``.../X``, which is already that folder. Any other build
+    (a local one, or the ``dev`` alias, which the Cite page says not to cite) names the folder
+    of the release CITATION.cff describes.
+    """
+    root = site_url.rstrip("/")
+    last = urlsplit(root).path.rsplit("/", 1)[-1]
+    if RELEASE_NUMBER.fullmatch(last):
+        return root + "/"
+    if last in MIKE_ALIASES:
+        root = root[: -len(last)].rstrip("/")
+    return f"{root}/{_release()['version']}/"
+
+
+def _record(key: str, title: str, url: str, note: str) -> str:
+    """One BibTeX record of posenc; ``title`` is the field's content, braces included."""
+    release = _release()
     return textwrap.dedent(
         f"""\
-        @misc{{posenc-{entry.id},
-          title        = {{{{{entry.title}}} (posenc derivation {entry.id})}},
+        @misc{{{key},
+          title        = {{{title}}},
           author       = {{{{posenc contributors}}}},
-          howpublished = {{\\url{{{site_url}derivations/#{entry.id}}}}},
-          note         = {{Statement proved with SymPy; stable ID {entry.id}}},
-          year         = {{2026}}
+          year         = {{{release["date"].year}}},
+          month        = {release["date"].strftime("%b").lower()},
+          version      = {{{release["version"]}}},
+          howpublished = {{\\url{{{url}}}}},
+          url          = {{{url}}},
+          note         = {{{note}}}
         }}"""
     )
+
+
+def _bibtex(entry, site_url: str) -> str:
+    return _record(
+        f"posenc-{entry.id}",
+        f"{{{entry.title}}} (posenc derivation {entry.id})",
+        f"{_cited_root(site_url)}derivations/#{entry.id}",
+        f"Statement proved with SymPy; stable ID {entry.id}",
+    )
+
+
+ARTICLE_SECTION = "Learn"
+
+
+def _articles(config) -> list[tuple[str, str]]:
+    """(docs path, front-matter title) of every page under the nav's article section."""
+    for section in config["nav"]:
+        if isinstance(section, dict) and ARTICLE_SECTION in section:
+            paths = [next(iter(item.values())) for item in section[ARTICLE_SECTION]]
+            break
+    else:
+        raise PluginError(f"the nav has no {ARTICLE_SECTION!r} section of articles to cite")
+    articles = []
+    for path in paths:
+        _, meta = get_data((ROOT / "docs" / path).read_text(encoding="utf-8"))
+        articles.append((path, meta["title"]))
+    return articles
+
+
+def _cite(what: str, page_src: str, config) -> str:
+    release = _release()
+    root = _cited_root(config["site_url"])
+    if what == "site":
+        record = _record(f"posenc{release['date'].year}", f"{{{release['title']}}}", root,
+                         f"Version {release['version']}")
+        return f"```bibtex\n{record}\n```"
+    if what == "articles":
+        table = ["| article | URL | key |", "| --- | --- | --- |"]
+        records = []
+        for path, title in _articles(config):
+            slug = posixpath.splitext(path)[0]
+            url = f"{root}{slug}/"
+            table.append(f"| [{title}]({_relative(page_src, path)}) | `{url}` | `posenc-{slug}` |")
+            records.append(_record(f"posenc-{slug}", f"{{{title}}}", url,
+                                   f"Article of the posenc site, version {release['version']}"))
+        return "\n".join(table) + "\n\n```bibtex\n" + "\n\n".join(records) + "\n```"
+    raise PluginError(f"{page_src}: unknown cite marker {what!r} (known: site, articles)")
+
+
+def _release_text() -> str:
+    release = _release()
+    date = release["date"]
+    return f"version {release['version']}, released {date.day} {date:%B} {date.year}"
 
 
 def _derivations(page_src: str, site_url: str) -> str:
@@ -246,6 +349,12 @@ def on_page_markdown(markdown, page, config, files):
             return f"```bibtex\n{_bibtex(_derivation(arg), config['site_url'])}\n```"
         if kind == "derivations":
             return _derivations(src, config["site_url"])
+        if kind == "cite":
+            return _cite(arg, src, config)
+        if kind == "release":
+            return _release_text()
+        if kind == "url":
+            return f"`{_cited_root(config['site_url'])}{arg}`"
         raise PluginError(f"{src}: unknown marker {match[0]!r}")
 
     def expand_prose(text: str) -> str:

@@ -1,10 +1,10 @@
 """The interactive explainer (/explainer/) in headless Chromium.
 
-The page's numbers come from ``docs/javascripts/explainer.js``, not from Python, so these tests
-hold that script to ``posenc``: its functions over every setting the controls offer (agreement
-to 1e-12), every readout after pointer and keyboard input, instant navigation away and back,
-the time an input takes to reach its readouts (printed, not asserted), the size of the page's
-own assets, its accessibility hooks, and the page without JavaScript.
+``tests/test_explainer_math.py`` holds the arithmetic (``docs/javascripts/explainer-math.js``)
+to ``posenc`` over every setting, in Node. These tests check the page that uses it: the module
+it runs is that one, every readout after pointer and keyboard input, instant navigation away
+and back, the time an input takes to reach its readouts (printed, not asserted), the size of
+the page's own assets, its accessibility hooks, and the page without JavaScript.
 """
 
 from __future__ import annotations
@@ -14,90 +14,33 @@ import statistics
 
 import numpy as np
 import pytest
-
-import posenc
+from test_explainer_math import (
+    MODULE,
+    STARTING_READOUTS,
+    expected_readouts,
+    expected_texts,
+    initial,
+    orders,
+    sliders,
+    steps,
+)
 
 pytestmark = pytest.mark.browser
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PATH = "/explainer/"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-TOLERANCE = 1e-12
 SIZE_BUDGET = 150 * 1024
 
-EMBEDDINGS = {"Dog": [0.8, 0.2], "bites": [0.1, 0.9], "man": [0.5, 0.6]}
-ORDERS = ("Dog bites man", "man bites Dog", "bites Dog man")
-CONTENT = np.array([0.6, 0.4])
-# Every slider of the page: step -> parameter -> (min, max, step, starting value).
-SLIDERS = {
-    "heatmap": {"position": (0, 49, 1, 10), "dimension": (0, 19, 1, 4)},
-    "bands": {"dimension": (0, 6, 2, 6)},
-    "distance": {"i": (0, 19, 1, 3), "j": (0, 19, 1, 8)},
-    "rope": {"m": (0, 19, 1, 3), "n": (0, 19, 1, 7)},
-    "compare": {"m": (0, 19, 1, 2), "n": (0, 40, 1, 8)},
-}
-STEPS = ("order", *SLIDERS)
-INITIAL = {"order": {"order": ORDERS[0]}} | {
-    step: {name: spec[3] for name, spec in sliders.items()} for step, sliders in SLIDERS.items()
-}
+# The page's controls, read from its markup (docs/explainer.md).
+STEPS = steps()
+ORDERS = orders()
+SLIDERS = sliders()  # step -> parameter -> (min, max, step, starting value)
+INITIAL = {step: initial(step) for step in STEPS}
 FIGURES = (
     "attention-permutation", "heatmap-20x50", "frequency-bands",
     "dot-product-16", "rope-rotation", "sinusoidal-vs-rope",
 )
-# The numbers the issue names for the starting positions, as a check on the reference itself.
-STARTING_READOUTS = {
-    "order": {"scores": "0.68 0.26 0.52 0.26 0.82 0.59 0.52 0.59 0.61"},
-    "heatmap": {"angle": "1.58", "value": "1.000"},
-    "bands": {"frequency": "0.0316", "wavelength": "198.7"},
-    "distance": {"dot": "6.14", "distance": "5"},
-    "rope": {"score": "1.18", "offset": "-4"},
-    "compare": {"sinusoidal": "3.78", "rope": "1.97"},
-}
-
-
-# ---------------------------------------------------------------------------------------
-# The reference: what posenc says every readout should read
-
-
-def rope_score(m: int, n: int, width: int = 8) -> float:
-    x = np.tile(CONTENT, width // 2)[None, :]
-    return float(posenc.rope(x, [m])[0] @ posenc.rope(x, [n])[0])
-
-
-def position_dot(i: int, j: int, width: int) -> float:
-    table = posenc.sinusoidal([i, j], width)
-    return float(table[0] @ table[1])
-
-
-def score_matrix(order: str) -> np.ndarray:
-    e = np.array([EMBEDDINGS[word] for word in order.split()])
-    return e @ e.T
-
-
-def expected_readouts(step: str, p: dict) -> dict[str, str]:
-    if step == "order":
-        return {"scores": " ".join(f"{v:.2f}" for v in score_matrix(p["order"]).ravel())}
-    if step == "heatmap":
-        t, c = p["position"], p["dimension"]
-        return {
-            "angle": f"{t * posenc.frequencies(20)[c // 2]:.2f}",
-            "value": f"{posenc.sinusoidal([t], 20)[0, c]:.3f}",
-        }
-    if step == "bands":
-        r = p["dimension"] // 2
-        return {"frequency": f"{posenc.frequencies(16)[r]:.4f}", "wavelength": f"{posenc.wavelengths(16)[r]:.1f}"}
-    if step == "distance":
-        return {"dot": f"{position_dot(p['i'], p['j'], 16):.2f}", "distance": str(abs(p["i"] - p["j"]))}
-    if step == "rope":
-        return {"score": f"{rope_score(p['m'], p['n']):.2f}", "offset": str(p["m"] - p["n"])}
-    if step == "compare":
-        return {"sinusoidal": f"{position_dot(p['m'], p['n'], 8):.2f}", "rope": f"{rope_score(p['m'], p['n']):.2f}"}
-    raise ValueError(step)
-
-
-def test_the_reference_gives_the_numbers_of_the_issue():
-    for step in STEPS:
-        assert expected_readouts(step, INITIAL[step]) == STARTING_READOUTS[step]
 
 
 # ---------------------------------------------------------------------------------------
@@ -146,10 +89,12 @@ def params_on_page(page, step: str) -> dict:
     )
 
 
-def readouts_on_page(page, step: str) -> dict[str, str]:
+def texts_on_page(page, step: str, kind: str = "readout") -> dict[str, str]:
+    """The text of every [data-readout] (or [data-text], with kind="text") of a step, by key."""
     return step_locator(page, step).evaluate(
-        "root => Object.fromEntries(Array.from(root.querySelectorAll('[data-readout]'),"
-        " node => [node.dataset.readout, node.textContent]))"
+        "(root, kind) => Object.fromEntries(Array.from(root.querySelectorAll(`[data-${kind}]`),"
+        " node => [node.getAttribute(`data-${kind}`), node.textContent]))",
+        kind,
     )
 
 
@@ -157,7 +102,8 @@ def check_readouts(page, step: str, params: dict | None = None) -> dict:
     on_page = params_on_page(page, step)
     if params is not None:
         assert on_page == params, f"{step}: controls hold {on_page}, expected {params}"
-    assert readouts_on_page(page, step) == expected_readouts(step, on_page), f"{step} at {on_page}"
+    assert texts_on_page(page, step) == expected_readouts(step, on_page), f"{step} at {on_page}"
+    assert texts_on_page(page, step, "text") == expected_texts(step, on_page), f"{step} at {on_page}"
     return on_page
 
 
@@ -166,135 +112,28 @@ def slider(page, step: str, name: str):
 
 
 # ---------------------------------------------------------------------------------------
-# (1) Golden values: the script's functions against posenc over every parameter
-
-GOLDEN_JS = """({ sliders, formats }) => {
-  const E = window.posencExplainer;
-  const r = (start, stop, step = 1) => {
-    const out = [];
-    for (let v = start; v <= stop; v += step) out.push(v);
-    return out;
-  };
-  const grid = (ranges) => Object.entries(ranges).reduce(
-    (rows, [name, [low, high, step]]) =>
-      rows.flatMap((row) => r(low, high, step).map((v) => ({ ...row, [name]: v }))),
-    [{}]);
-  const readouts = [];
-  for (const order of E.ORDERS) readouts.push(['order', { order }, E.readouts('order', { order })]);
-  for (const [step, ranges] of Object.entries(sliders)) {
-    for (const params of grid(ranges)) readouts.push([step, params, E.readouts(step, params)]);
-  }
-  const content8 = [0.6, 0.4, 0.6, 0.4, 0.6, 0.4, 0.6, 0.4];
-  return {
-    orders: E.ORDERS,
-    frequencies: [2, 8, 16, 20, 64, 512].map((w) => E.frequencies(w)),
-    wavelengths: [2, 8, 16, 20, 64, 512].map((w) => E.wavelengths(w)),
-    base500: E.frequencies(16, 500),
-    sinusoidal20: r(0, 49).map((t) => E.sinusoidal(t, 20)),
-    sinusoidal16: r(0, 19).map((t) => E.sinusoidal(t, 16)),
-    sinusoidal8: r(0, 40).map((t) => E.sinusoidal(t, 8)),
-    angle20: r(0, 49).map((t) => r(0, 19).map((c) => E.angle(t, c, 20))),
-    dot16: r(0, 19).map((i) => r(0, 19).map((j) => E.positionDot(i, j, 16))),
-    dot8: r(0, 19).map((m) => r(0, 40).map((n) => E.positionDot(m, n, 8))),
-    kernel16: r(-19, 19).map((d) => E.kernel(d, 16)),
-    kernel8: r(-40, 40).map((d) => E.kernel(d, 8)),
-    rotated8: r(0, 40).map((t) => E.rotate(content8, t)),
-    rotatedOther: r(0, 19).map((t) => E.rotate([0.3, -1.2, 2.5, 0.7, -0.4, 0.9], t)),
-    rope8: r(0, 19).map((m) => r(0, 40).map((n) => E.ropeScore(m, n, 8))),
-    rope16: r(0, 19).map((m) => r(0, 19).map((n) => E.ropeScore(m, n, 16, [1.5, -0.5]))),
-    matrices: E.ORDERS.map((order) => E.dotMatrix(order)),
-    formatted: formats.map(([text, digits]) => E.fixed(Number(text), digits)),
-    readouts,
-  };
-}"""
+# (1) The page runs the module that test_explainer_math.py checks in Node
 
 
-# Numbers whose formatting differs between JavaScript's toFixed and Python's format: exact ties
-# (Python rounds them to even), -0 and tiny negatives (Python keeps the sign), near-ties.
-FORMAT_CASES = [
-    [text, digits]
-    for text in ("0.125", "0.375", "2.5", "3.5", "-0.125", "-2.5", "-0", "0", "1e-17", "-1e-17",
-                 "0.005", "1.0049999999999999", "6.135", "-3.9999999", "198.69176531592202")
-    for digits in (0, 1, 2, 3, 4)
-]
-
-
-@pytest.fixture(scope="module")
-def golden(browser, base_url):
+def test_the_page_runs_the_module_checked_in_node(browser, base_url):
     context = new_context(browser)
     page, errors = open_explainer(context, base_url)
-    sliders = {s: {n: list(v[:3]) for n, v in p.items()} for s, p in SLIDERS.items()}
-    values = page.evaluate(GOLDEN_JS, {"sliders": sliders, "formats": FORMAT_CASES})
-    context.close()
+    scripts = page.evaluate("() => Array.from(document.scripts, (s) => s.getAttribute('src') || '')")
+    ours = [src.rsplit("/", 1)[-1] for src in scripts if "javascripts/explainer" in src]
+    assert ours == ["explainer-math.js", "explainer.js"]  # the math first: the page code uses it
+    served = page.evaluate("async () => (await fetch('../javascripts/explainer-math.js')).text()")
+    assert served == MODULE.read_text()
+    # A spot check of the module as the page holds it, at the far end of every control.
+    far = {step: {name: spec[1] for name, spec in params.items()} for step, params in SLIDERS.items()}
+    far["order"] = {"order": ORDERS[-1]}
+    in_page = page.evaluate(
+        "far => Object.fromEntries(Object.entries(far).map(([step, params]) =>"
+        " [step, [posencExplainerMath.readouts(step, params), posencExplainerMath.texts(step, params)]]))",
+        far,
+    )
+    assert in_page == {step: [expected_readouts(step, p), expected_texts(step, p)] for step, p in far.items()}
     assert not errors
-    return values
-
-
-def close(js, python):
-    np.testing.assert_allclose(np.asarray(js, dtype=float), np.asarray(python, dtype=float),
-                               rtol=TOLERANCE, atol=TOLERANCE)
-
-
-def test_script_frequencies_and_tables_match_posenc(golden):
-    widths = [2, 8, 16, 20, 64, 512]
-    for width, js in zip(widths, golden["frequencies"]):
-        close(js, posenc.frequencies(width))
-    for width, js in zip(widths, golden["wavelengths"]):
-        close(js, posenc.wavelengths(width))
-    close(golden["base500"], posenc.frequencies(16, base=500.0))
-    close(golden["sinusoidal20"], posenc.sinusoidal(np.arange(50), 20))
-    close(golden["sinusoidal16"], posenc.sinusoidal(np.arange(20), 16))
-    close(golden["sinusoidal8"], posenc.sinusoidal(np.arange(41), 8))
-    close(golden["angle20"], np.multiply.outer(np.arange(50), np.repeat(posenc.frequencies(20), 2)))
-
-
-def test_script_dot_products_and_kernel_match_posenc(golden):
-    p16 = posenc.sinusoidal(np.arange(20), 16)
-    close(golden["dot16"], p16 @ p16.T)
-    p8 = posenc.sinusoidal(np.arange(41), 8)
-    close(golden["dot8"], p8[:20] @ p8.T)
-    close(golden["kernel16"], posenc.kernel(np.arange(-19, 20), 16))
-    close(golden["kernel8"], posenc.kernel(np.arange(-40, 41), 8))
-
-
-def test_script_rope_matches_posenc(golden):
-    content = np.tile(CONTENT, 4)
-    ids = np.arange(41)
-    rotated = posenc.rope(np.tile(content, (ids.size, 1)), ids)
-    close(golden["rotated8"], rotated)
-    other = np.array([0.3, -1.2, 2.5, 0.7, -0.4, 0.9])
-    close(golden["rotatedOther"], posenc.rope(np.tile(other, (20, 1)), np.arange(20)))
-    close(golden["rope8"], rotated[:20] @ rotated.T)
-    wide = np.tile([1.5, -0.5], 8)
-    rotated16 = posenc.rope(np.tile(wide, (20, 1)), np.arange(20))
-    close(golden["rope16"], rotated16 @ rotated16.T)
-
-
-def test_script_score_matrices_match_numpy(golden):
-    assert tuple(golden["orders"]) == ORDERS
-    for order, js in zip(ORDERS, golden["matrices"]):
-        close(js, score_matrix(order))
-    base = score_matrix(ORDERS[0])
-    for js in golden["matrices"]:  # the same nine numbers in every order
-        close(np.sort(np.ravel(js)), np.sort(base.ravel()))
-
-
-def test_script_formats_numbers_as_python_does(golden):
-    assert golden["formatted"] == [format(float(text), f".{digits}f") for text, digits in FORMAT_CASES]
-
-
-def test_script_readouts_match_posenc_at_every_setting(golden):
-    rows = golden["readouts"]
-    counts = {step: 0 for step in STEPS}
-    mismatches = []
-    for step, params, readouts in rows:
-        counts[step] += 1
-        if readouts != expected_readouts(step, params):
-            mismatches.append((step, params, readouts, expected_readouts(step, params)))
-    grid_sizes = {step: int(np.prod([len(range(lo, hi + 1, st)) for lo, hi, st, _ in sliders.values()]))
-                  for step, sliders in SLIDERS.items()}
-    assert counts == {"order": 3} | grid_sizes
-    assert not mismatches, mismatches[:5]
+    context.close()
 
 
 # ---------------------------------------------------------------------------------------
@@ -503,7 +342,7 @@ def test_own_scripts_and_styles_stay_under_budget(browser, base_url, site_dir, c
         if url.startswith(base_url) and url.endswith((".js", ".css"))
         and not url[len(base_url) :].startswith("/assets/")  # the theme and KaTeX, not ours
     })
-    assert {"javascripts/explainer.js", "stylesheets/explainer.css"} <= set(own)
+    assert {"javascripts/explainer-math.js", "javascripts/explainer.js", "stylesheets/explainer.css"} <= set(own)
     sizes = {name: (site_dir / name).stat().st_size for name in own}
     with capsys.disabled():
         print("\nexplainer: own assets " + ", ".join(f"{name} {size / 1024:.1f} KB" for name, size in sizes.items())
@@ -614,9 +453,8 @@ def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
     for step in STEPS:
         root = step_locator(page, step)
         assert root.get_attribute("data-live") is None
-        texts = {node.get_attribute("data-readout"): node.text_content()
-                 for node in root.locator("[data-readout]").all()}
-        assert texts == expected_readouts(step, INITIAL[step]) == STARTING_READOUTS[step]
+        assert texts_on_page(page, step) == expected_readouts(step, INITIAL[step]) == STARTING_READOUTS[step]
+        assert texts_on_page(page, step, "text") == expected_texts(step, INITIAL[step])
         assert root.locator(".posenc-widget__nojs").is_visible()
         assert all(control.is_disabled() for control in root.locator("[data-param]").all())
         assert root.locator("svg").count() == 0

@@ -1,184 +1,25 @@
-/* The interactive explainer of posenc (the page /explainer/).
+/* The page code of the interactive explainer (the page /explainer/): controls, readouts, drawings.
  *
  * mkdocs.yml loads this file on every page, because Material's instant navigation swaps
  * pages without running page scripts again. It does nothing on a page without elements
  * carrying data-step. On a page with them it reads the controls inside each step
  * ([data-param]), writes the readouts ([data-readout]) and draws an SVG figure.
  *
- * The arithmetic repeats posenc/encodings.py formula for formula: base 10000, pair r has
- * the angular frequency base^(-2r/d), the interleaved layout puts sin at channel 2r and cos
- * at 2r + 1, and RoPE rotates the pair (x[2r], x[2r+1]) by position * theta_r.
- * tests/test_explainer.py evaluates window.posencExplainer in Chromium and requires
- * agreement with the Python library to 1e-12 over every setting the controls allow.
+ * Every number it shows comes from explainer-math.js (window.posencExplainerMath), which
+ * tests/test_explainer_math.py holds to posenc in Node; tests/test_explainer.py drives this
+ * page in headless Chromium.
  *
- * Plain ES2020, no dependencies, no network.
+ * No dependencies, no network.
  */
 (function () {
   "use strict";
 
   if (window.posencExplainer) return; // a second copy of the script changes nothing
 
-  const BASE = 10000;
+  // The arithmetic and the demo's data (explainer-math.js, loaded just before this file).
+  const math = window.posencExplainerMath;
+  const { WIDTHS, CONTENT, frequencies, wavelengths, sinusoidal, kernel, positionDot, ropeScore, dotMatrix, fixed } = math;
   const SVG_NS = "http://www.w3.org/2000/svg";
-
-  // ---------------------------------------------------------------------------------------
-  // The math (pure functions; the page only formats and draws their results)
-
-  /** The toy two-dimensional word embeddings of the first step. */
-  const EMBEDDINGS = Object.freeze({ Dog: [0.8, 0.2], bites: [0.1, 0.9], man: [0.5, 0.6] });
-  /** The three word orders the first step offers. */
-  const ORDERS = Object.freeze(["Dog bites man", "man bites Dog", "bites Dog man"]);
-  /** The content of every query and key pair in the RoPE steps. */
-  const CONTENT = Object.freeze([0.6, 0.4]);
-
-  function checkWidth(width) {
-    if (!Number.isInteger(width) || width <= 0 || width % 2 !== 0) {
-      throw new RangeError(`width must be a positive even integer (channels come in pairs), got ${width}`);
-    }
-  }
-
-  function checkBase(base) {
-    if (!(Number.isFinite(base) && base > 1)) throw new RangeError(`base must be finite and > 1, got ${base}`);
-  }
-
-  /** omega_r = base^(-2r / width) for r = 0 .. width/2 - 1 (posenc.frequencies). */
-  function frequencies(width, base = BASE) {
-    checkWidth(width);
-    checkBase(base);
-    const out = [];
-    for (let r = 0; r < width / 2; r += 1) out.push(Math.pow(base, (-2 * r) / width));
-    return out;
-  }
-
-  /** 2 pi / omega_r, in positions (posenc.wavelengths). */
-  function wavelengths(width, base = BASE) {
-    return frequencies(width, base).map((omega) => (2 * Math.PI) / omega);
-  }
-
-  /** P(t): sin(t omega_r) at channel 2r, cos(t omega_r) at 2r + 1 (posenc.sinusoidal). */
-  function sinusoidal(position, width, base = BASE) {
-    const out = new Array(width);
-    frequencies(width, base).forEach((omega, r) => {
-      const phase = position * omega;
-      out[2 * r] = Math.sin(phase);
-      out[2 * r + 1] = Math.cos(phase);
-    });
-    return out;
-  }
-
-  /** The phase t omega_r that channel `channel` (pair r = floor(channel / 2)) takes the sine or cosine of. */
-  function angle(position, channel, width, base = BASE) {
-    return position * frequencies(width, base)[Math.floor(channel / 2)];
-  }
-
-  function dot(a, b) {
-    let sum = 0;
-    for (let k = 0; k < a.length; k += 1) sum += a[k] * b[k];
-    return sum;
-  }
-
-  /** P(i) . P(j), multiplied out from the two position vectors. */
-  function positionDot(i, j, width, base = BASE) {
-    return dot(sinusoidal(i, width, base), sinusoidal(j, width, base));
-  }
-
-  /** K(offset) = sum_r cos(omega_r offset) (posenc.kernel; equals positionDot(t, t + offset)). */
-  function kernel(offset, width, base = BASE) {
-    return frequencies(width, base).reduce((sum, omega) => sum + Math.cos(offset * omega), 0);
-  }
-
-  /** One row of posenc.rope, interleaved layout: pair r of x turned by position * theta_r. */
-  function rotate(x, position, base = BASE) {
-    const theta = frequencies(x.length, base);
-    const out = new Array(x.length);
-    theta.forEach((t, r) => {
-      const phase = position * t;
-      const cos = Math.cos(phase);
-      const sin = Math.sin(phase);
-      const first = x[2 * r];
-      const second = x[2 * r + 1];
-      out[2 * r] = first * cos - second * sin;
-      out[2 * r + 1] = first * sin + second * cos;
-    });
-    return out;
-  }
-
-  /** The vector of `width` channels that repeats `pair` in every channel pair. */
-  function tile(pair, width) {
-    checkWidth(width);
-    const out = [];
-    for (let r = 0; r < width / 2; r += 1) out.push(pair[0], pair[1]);
-    return out;
-  }
-
-  /** The RoPE score q(m) . k(n) when query and key both hold `pair` in every channel pair. */
-  function ropeScore(m, n, width, pair = CONTENT, base = BASE) {
-    const content = tile(pair, width);
-    return dot(rotate(content, m, base), rotate(content, n, base));
-  }
-
-  /** The position-free score matrix E E^T of the words in `order` (a string or a list of words). */
-  function dotMatrix(order) {
-    const words = typeof order === "string" ? order.split(" ") : Array.from(order);
-    const rows = words.map((word) => {
-      if (!(word in EMBEDDINGS)) throw new RangeError(`unknown word ${word}`);
-      return EMBEDDINGS[word];
-    });
-    return rows.map((a) => rows.map((b) => dot(a, b)));
-  }
-
-  /**
-   * `x` with `digits` decimals exactly as Python's format(x, f".{digits}f") writes it.
-   * Number.prototype.toFixed rounds an exact tie away from zero and drops the sign of -0;
-   * Python rounds a tie to the even neighbour and keeps "-0.00".
-   */
-  function fixed(x, digits) {
-    const sign = x < 0 || Object.is(x, -0) ? "-" : "";
-    const magnitude = Math.abs(x);
-    let text = magnitude.toFixed(digits);
-    const exact = magnitude.toFixed(digits + 25); // every double near a tie shows it here
-    const cut = exact.length - 25;
-    if (/^50*$/.test(exact.slice(cut))) {
-      const down = exact.slice(0, cut).replace(/\.$/, "");
-      if (Number(down.slice(-1)) % 2 === 0) text = down;
-    }
-    return sign + text;
-  }
-
-  // ---------------------------------------------------------------------------------------
-  // The steps: what each readout shows for given control values
-
-  const STEP_READOUTS = {
-    order: ({ order }) => ({
-      scores: dotMatrix(order).flat().map((v) => fixed(v, 2)).join(" "),
-    }),
-    heatmap: ({ position, dimension }) => ({
-      angle: fixed(angle(position, dimension, 20), 2),
-      value: fixed(sinusoidal(position, 20)[dimension], 3),
-    }),
-    bands: ({ dimension }) => ({
-      frequency: fixed(frequencies(16)[Math.floor(dimension / 2)], 4),
-      wavelength: fixed(wavelengths(16)[Math.floor(dimension / 2)], 1),
-    }),
-    distance: ({ i, j }) => ({
-      dot: fixed(positionDot(i, j, 16), 2),
-      distance: String(Math.abs(i - j)),
-    }),
-    rope: ({ m, n }) => ({
-      score: fixed(ropeScore(m, n, 8), 2),
-      offset: String(m - n),
-    }),
-    compare: ({ m, n }) => ({
-      sinusoidal: fixed(positionDot(m, n, 8), 2),
-      rope: fixed(ropeScore(m, n, 8), 2),
-    }),
-  };
-
-  /** The text of every readout of step `name` for the control values `params`. */
-  function readouts(name, params) {
-    if (!(name in STEP_READOUTS)) throw new RangeError(`unknown step ${name}`);
-    return STEP_READOUTS[name](params);
-  }
 
   // ---------------------------------------------------------------------------------------
   // Drawing helpers (SVG; colours of ink come from Material's CSS variables in explainer.css)
@@ -296,7 +137,7 @@
     },
 
     heatmap(container) {
-      const width = 20;
+      const width = WIDTHS.heatmap;
       const length = 50;
       const cw = 22;
       const ch = 7;
@@ -347,8 +188,8 @@
       const box = { left: 84, top: 12, width: 470, height: 0 };
       const rowHeight = 60;
       const svg = newCanvas(container, box.left + box.width + 14, box.top + channels.length * rowHeight + 36);
-      const omega = frequencies(16);
-      const lambda = wavelengths(16);
+      const omega = frequencies(WIDTHS.bands);
+      const lambda = wavelengths(WIDTHS.bands);
       const sx = (t) => box.left + (t / last) * box.width;
       const samples = range(0, 801).map((k) => (k * last) / 800);
       const bands = channels.map((channel, index) => {
@@ -374,7 +215,7 @@
     },
 
     distance(container) {
-      const width = 16;
+      const width = WIDTHS.distance;
       const cw = 28;
       const left = 64;
       const svg = newCanvas(container, left + width * cw + 14, 330);
@@ -408,7 +249,7 @@
     },
 
     rope(container) {
-      const width = 8;
+      const width = WIDTHS.rope;
       const pairs = width / 2;
       const size = 150;
       const svg = newCanvas(container, pairs * size, size + 44);
@@ -449,7 +290,7 @@
     },
 
     compare(container) {
-      const width = 8;
+      const width = WIDTHS.compare;
       const last = 40;
       const box = { left: 56, top: 36, width: 500, height: 220 };
       const svg = newCanvas(container, box.left + box.width + 12, box.top + box.height + 40);
@@ -484,30 +325,6 @@
     },
   };
 
-  // Extra text some steps show beside the readouts ([data-text]); not part of the tested readouts.
-  const TEXTS = {
-    heatmap: ({ position, dimension }) => {
-      const r = Math.floor(dimension / 2);
-      const fn = dimension % 2 === 0 ? "sin" : "cos";
-      const divisor = 1 / frequencies(20)[r];
-      return {
-        formula: `P(${position})[${dimension}] = ${fn}(${position} / ${fixed(divisor, 2)}) = ${fn}(${fixed(angle(position, dimension, 20), 2)}) = ${fixed(sinusoidal(position, 20)[dimension], 3)}`,
-      };
-    },
-    rope: ({ m, n }) => {
-      const content = tile(CONTENT, 8);
-      const q = rotate(content, m).slice(0, 2).map((v) => fixed(v, 2)).join(", ");
-      const k = rotate(content, n).slice(0, 2).map((v) => fixed(v, 2)).join(", ");
-      return { q: `[${q}]`, k: `[${k}]` };
-    },
-  };
-
-  // How a control's value reads aloud and beside the slider, when the bare number says too little.
-  function channelText(value) {
-    return `${value} (${value % 2 === 0 ? "sin" : "cos"}, pair ${Math.floor(value / 2)})`;
-  }
-  const VALUE_TEXTS = { heatmap: { dimension: channelText }, bands: { dimension: channelText } };
-
   // ---------------------------------------------------------------------------------------
   // Wiring a step to its controls
 
@@ -533,20 +350,19 @@
 
   function wire(root) {
     const name = root.dataset.step;
-    if (wired.has(root) || !(name in STEP_READOUTS)) return;
+    if (wired.has(root) || !math.hasStep(name)) return;
     wired.add(root);
     const container = root.querySelector("[data-drawing]");
     const draw = container && DRAWINGS[name] ? DRAWINGS[name](container, root) : () => {};
-    const valueTexts = VALUE_TEXTS[name] || {};
 
     function render() {
       const params = readParams(root);
-      writeTexts(root, "[data-readout]", readouts(name, params));
-      if (TEXTS[name]) writeTexts(root, "[data-text]", TEXTS[name](params));
+      writeTexts(root, "[data-readout]", math.readouts(name, params));
+      writeTexts(root, "[data-text]", math.texts(name, params));
       for (const input of root.querySelectorAll("input[data-param]")) {
-        const describe = valueTexts[input.dataset.param];
-        const shown = describe ? describe(Number(input.value)) : input.value;
-        if (describe) input.setAttribute("aria-valuetext", shown);
+        const described = math.valueText(name, input.dataset.param, Number(input.value));
+        const shown = described === null ? input.value : described;
+        if (described !== null) input.setAttribute("aria-valuetext", shown);
         for (const node of root.querySelectorAll(`[data-value-of="${input.dataset.param}"]`)) node.textContent = shown;
       }
       draw(params);
@@ -573,24 +389,7 @@
     for (const root of document.querySelectorAll("[data-step]")) wire(root);
   }
 
-  window.posencExplainer = Object.freeze({
-    BASE,
-    EMBEDDINGS,
-    ORDERS,
-    CONTENT,
-    frequencies,
-    wavelengths,
-    sinusoidal,
-    angle,
-    positionDot,
-    kernel,
-    rotate,
-    ropeScore,
-    dotMatrix,
-    fixed,
-    readouts,
-    init,
-  });
+  window.posencExplainer = Object.freeze({ init });
 
   // Material's document$ emits on the first load and after every instant navigation.
   if (window.document$ && typeof window.document$.subscribe === "function") {

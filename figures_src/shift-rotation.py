@@ -1,9 +1,10 @@
 """A shift by one position is a rotation of every sine/cosine pair.
 
-Left: for the fastest pair (ω = 1) the matrix R(1) turns v(0) = (0, 1) into v(1) and, applied
-again, into v(2); the same matrix works from any starting position. Right: the full shift
-T_1 at width 8 puts one such 2×2 rotation per pair on the diagonal and zeros elsewhere, so
-P(t + 1) = T_1 P(t); the slower the pair, the closer its block is to the identity.
+Left: for the fastest pair (ω = 1) the shift matrix S₁(1) turns v(0) = (0, 1) into v(1) and,
+applied again, into v(2), clockwise because the sine is drawn on the horizontal axis; the same
+matrix works from any starting position. Right: the full shift T_1 at width 8 puts one such 2×2
+rotation per pair on the diagonal and zeros elsewhere, so P(t + 1) = T_1 P(t); the slower the
+pair, the closer its block is to the identity.
 """
 
 import numpy as np
@@ -14,7 +15,7 @@ from posenc import plotting
 ALT = (
     "Left, the unit circle with the vectors v(0) = (0, 1), v(1) = (0.84, 0.54) and "
     "v(2) = (0.91, -0.42), each reached from the previous one by the same rotation "
-    "R(1) = [[0.54, 0.84], [-0.84, 0.54]]. Right, an 8 by 8 heatmap of T_1 at width 8: four "
+    "S₁(1) = [[0.54, 0.84], [-0.84, 0.54]]. Right, an 8 by 8 heatmap of T_1 at width 8: four "
     "2 by 2 blocks on the diagonal, the first holding 0.54 and ±0.84, the second 0.99 and "
     "±0.10, the last two almost the identity, and zeros everywhere else."
 )
@@ -46,14 +47,14 @@ def main():
                         arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.6))
         circle.annotate(f"v({t}) = ({vec[0]:.2f}, {vec[1]:.2f})", vec, xytext=offset,
                         textcoords="offset points", ha=ha, va=va, color=colour, fontsize=9)
-    for start, end in ((v[0], v[1]), (v[1], v[2])):  # the same rotation R(1), twice
+    for start, end in ((v[0], v[1]), (v[1], v[2])):  # the same shift S_1(1), twice
         circle.annotate("", xy=end * 0.62, xytext=start * 0.62,
                         arrowprops=dict(arrowstyle="->", color=plotting.GREY,
                                         connectionstyle="arc3,rad=-0.3"))
     circle.set_aspect("equal")
     circle.set(xlim=(-1.15, 2.5), ylim=(-1.2, 1.35), xticks=[-1, 0, 1], yticks=[-1, 0, 1],
                xlabel="sin θ (channel 0)", ylabel="cos θ (channel 1)",
-               title=r"$R(1)$ applied twice ($\omega = 1$)")
+               title=r"$S_1(1)$ applied twice ($\omega = 1$)")
 
     image = plotting.heatmap(matrix, shift, extent=(-0.5, WIDTH - 0.5, WIDTH - 0.5, -0.5))
     fig.colorbar(image, ax=matrix, shrink=0.8, label=r"entry of $T_1$")

@@ -198,21 +198,32 @@ def _bibtex(entry, site_url: str) -> str:
     )
 
 
-ARTICLE_SECTION = "Learn"
+# The nav sections whose pages are articles a reader may cite; a page opts out with
+# ``cite: false`` in its front matter (the API reference, generated from docstrings).
+ARTICLE_SECTIONS = ("Learn", "Implement")
 
 
-def _articles(config) -> list[tuple[str, str]]:
-    """(docs path, front-matter title) of every page under the nav's article section."""
-    for section in config["nav"]:
-        if isinstance(section, dict) and ARTICLE_SECTION in section:
-            paths = [next(iter(item.values())) for item in section[ARTICLE_SECTION]]
-            break
-    else:
-        raise PluginError(f"the nav has no {ARTICLE_SECTION!r} section of articles to cite")
+def _articles(config) -> list[tuple[str, str, str]]:
+    """(docs path, URL path, title) of every citable page in the nav's article sections."""
+    items = [
+        (label, path)
+        for section in config["nav"]
+        if isinstance(section, dict)
+        for name, entries in section.items()
+        if name in ARTICLE_SECTIONS
+        for item in entries
+        for label, path in item.items()
+    ]
+    if not items:
+        raise PluginError(f"the nav has none of the article sections {ARTICLE_SECTIONS} to cite")
     articles = []
-    for path in paths:
-        _, meta = get_data((ROOT / "docs" / path).read_text(encoding="utf-8"))
-        articles.append((path, meta["title"]))
+    for label, path in items:
+        meta = get_data((ROOT / "docs" / path).read_text(encoding="utf-8"))[1] if path.endswith(".md") else {}
+        if meta.get("cite", True) is False:
+            continue
+        stem = posixpath.splitext(path)[0]
+        url_path = stem[: -len("index")] if stem.endswith("index") else stem + "/"
+        articles.append((path, url_path, meta.get("title", label)))
     return articles
 
 
@@ -226,11 +237,11 @@ def _cite(what: str, page_src: str, config) -> str:
     if what == "articles":
         table = ["| article | URL | key |", "| --- | --- | --- |"]
         records = []
-        for path, title in _articles(config):
-            slug = posixpath.splitext(path)[0]
-            url = f"{root}{slug}/"
-            table.append(f"| [{title}]({_relative(page_src, path)}) | `{url}` | `posenc-{slug}` |")
-            records.append(_record(f"posenc-{slug}", f"{{{title}}}", url,
+        for path, url_path, title in _articles(config):
+            url = f"{root}{url_path}"
+            key = "posenc-" + url_path.rstrip("/").rsplit("/", 1)[-1]
+            table.append(f"| [{title}]({_relative(page_src, path)}) | `{url}` | `{key}` |")
+            records.append(_record(key, f"{{{title}}}", url,
                                    f"Article of the posenc site, version {release['version']}"))
         return "\n".join(table) + "\n\n```bibtex\n" + "\n\n".join(records) + "\n```"
     raise PluginError(f"{page_src}: unknown cite marker {what!r} (known: site, articles)")

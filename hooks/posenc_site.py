@@ -56,7 +56,7 @@ from mkdocs.utils.meta import get_data
 
 import posenc
 from posenc import derivations as _derivations  # noqa: F401 - registers every derivation
-from posenc.registry import REGISTRY
+from posenc.registry import GENERAL, REGISTRY
 
 log = logging.getLogger("mkdocs.hooks.posenc")
 
@@ -108,7 +108,11 @@ def _ref(identifier: str, page_src: str) -> str:
 
 def _eq(identifier: str, page_src: str) -> str:
     entry = _derivation(identifier)
-    return f"\n$$\n{entry.statement}\n$$\n\n<p class=\"posenc-eq-ref\" markdown=\"span\">Proved as {_ref(identifier, page_src)}</p>\n"
+    scope = f'<span class="posenc-scope">{entry.scope_label}</span>'
+    return (
+        f"\n$$\n{entry.statement}\n$$\n\n"
+        f'<p class="posenc-eq-ref" markdown="span">Proved as {_ref(identifier, page_src)} ({scope})</p>\n'
+    )
 
 
 def _calc(expression: str, spec: str | None) -> str:
@@ -259,19 +263,25 @@ def _derivations(page_src: str, site_url: str) -> str:
     index = ["| ID | What it states | Status |", "| --- | --- | --- |"]
     for entry in REGISTRY.values():
         summary = entry.summary.replace("|", "\\|")  # a bare | would end the table cell
-        index.append(f"| [`{entry.id}`](#{entry.id}) | {summary} | proved |")
+        status = f"proved {entry.scope_label}" if entry.scope == GENERAL else entry.scope_label
+        index.append(f"| [`{entry.id}`](#{entry.id}) | {summary} | {status} |")
     parts = ["## Index { #index }\n\n" + "\n".join(index) + "\n"]
     for entry in REGISTRY.values():
         seconds = report[entry.id]["seconds"]
         steps = "\n".join(f"{n}. {step}" for n, step in enumerate(entry.steps, 1))
         assumptions = "; ".join(entry.assumptions)
         bibtex = textwrap.indent(_bibtex(entry, site_url), "        ")
+        if entry.scope == GENERAL:
+            scope = "proved in general, for every size the assumptions allow."
+        else:
+            scope = f"{entry.scope_label}; other sizes are only spot-checked numerically."
         parts.append(
             f"## {entry.title} {{ #{entry.id} }}\n\n"
             f"**ID** `{entry.id}` · proved by SymPy in {seconds:.2f} s at build time · "
             f"[SymPy source]({source_page}#{entry.id})\n\n"
             f"$$\n{entry.statement}\n$$\n\n"
             f"{entry.summary}\n\n"
+            f"**Scope:** {scope}\n\n"
             f"**Assumptions:** {assumptions}.\n\n"
             f"**Proof.**\n\n{steps}\n\n"
             f'??? quote "Cite this derivation"\n\n    ```bibtex\n{bibtex}\n    ```\n'

@@ -8,12 +8,15 @@ citations link to ``/derivations/#<id>``.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import numpy as np
 import sympy as sp
 
 import posenc
 
-from .registry import ProofFailure, assert_close, assert_equal, derivation, numeric_check
+from .registry import GENERAL, ProofFailure, assert_close, assert_equal, derivation, numeric_check
 
 # Symbols shared by many entries, declared with the assumptions the statements make.
 t, s, k, theta, delta = sp.symbols("t s k theta delta", real=True)
@@ -45,7 +48,7 @@ def pair(phase: sp.Expr) -> sp.Matrix:
 
 
 def shift_block(angle: sp.Expr) -> sp.Matrix:
-    """The shift matrix [[cos a, sin a], [-sin a, cos a]] that advances a (sin, cos) pair by a."""
+    """The shift matrix S = [[cos a, sin a], [-sin a, cos a]] that advances a (sin, cos) pair by a."""
     return sp.Matrix([[sp.cos(angle), sp.sin(angle)], [-sp.sin(angle), sp.cos(angle)]])
 
 
@@ -63,7 +66,7 @@ def position_vector(position: sp.Expr, width: int) -> sp.Matrix:
 
 
 def shift_operator(offset: sp.Expr, width: int) -> sp.Matrix:
-    """T_offset = diag(R_{omega_0}(offset), ...) at a concrete width, with symbolic base."""
+    """T_offset = diag(S_{omega_0}(offset), ...) at a concrete width, with symbolic base."""
     return sp.diag(*[shift_block(offset * omega(q, width)) for q in range(width // 2)])
 
 
@@ -79,6 +82,140 @@ def softmax(scores: np.ndarray) -> np.ndarray:
     return weights / np.sum(weights, axis=-1, keepdims=True)
 
 
+# Induction over the number of pairs. A width-d vector is the stack of its d/2 pairs and a
+# block-diagonal operator has one 2x2 block per pair. The rules proved in `stacking_rules` take a
+# statement about the first n pairs (n symbolic) to the first n + 1 pairs, so a lemma proved for
+# one pair with a symbolic pair index r (hence any frequency b^(-2r/d)) holds at every even width.
+stacked_pairs = sp.Symbol("n", positive=True, integer=True)
+
+
+def stacked(top: sp.MatrixBase, bottom: sp.MatrixBase) -> sp.BlockMatrix:
+    """The column that holds ``top`` (the first pairs) above ``bottom`` (the next pair)."""
+    return sp.BlockMatrix([[top], [bottom]])
+
+
+@functools.cache
+def stacking_rules() -> None:
+    """Prove the step from n pairs to n + 1 pairs for a symbolic n (once per process).
+
+    With U, V, A, B the parts on the first n pairs and x, y, P, Q those of pair n:
+    dot products add, [U; x].[V; y] = U.V + x.y; a block-diagonal matrix acts pair by pair,
+    diag(A, P) [V; x] = [A V; P x]; and block-diagonal matrices multiply block by block,
+    diag(A, P)^T diag(B, Q) = diag(A^T B, P^T Q). A sum over n pairs plus the term of pair n is
+    the sum over n + 1 pairs.
+    """
+    size = 2 * stacked_pairs
+    first_u, first_v = sp.MatrixSymbol("U", size, 1), sp.MatrixSymbol("V", size, 1)
+    first_a, first_b = sp.MatrixSymbol("A", size, size), sp.MatrixSymbol("B", size, size)
+    next_x, next_y = sp.MatrixSymbol("x", 2, 1), sp.MatrixSymbol("y", 2, 1)
+    next_p, next_q = sp.MatrixSymbol("P", 2, 2), sp.MatrixSymbol("Q", 2, 2)
+    dot = sp.block_collapse(stacked(first_u, next_x).T * stacked(first_v, next_y))
+    if dot != first_u.T * first_v + next_x.T * next_y:
+        raise ProofFailure(f"the dot product of stacked vectors is {dot}, not the sum over the parts")
+    action = sp.block_collapse(sp.BlockDiagMatrix(first_a, next_p) * stacked(first_v, next_x))
+    if action.blocks[0, 0] != first_a * first_v or action.blocks[1, 0] != next_p * next_x:
+        raise ProofFailure(f"a block-diagonal matrix does not act pair by pair: {action}")
+    product = sp.block_collapse(sp.BlockDiagMatrix(first_a, next_p).T * sp.BlockDiagMatrix(first_b, next_q))
+    if (product.blocks[0, 0], product.blocks[1, 1]) != (first_a.T * first_b, next_p.T * next_q) or any(
+        product.blocks[i, j] != sp.ZeroMatrix(*product.blocks[i, j].shape) for i, j in ((0, 1), (1, 0))
+    ):
+        raise ProofFailure(f"block-diagonal matrices do not multiply block by block: {product}")
+    term = sp.Function("g")
+    extended = sp.Sum(term(r), (r, 0, stacked_pairs - 1)) + sp.Sum(term(r), (r, stacked_pairs, stacked_pairs))
+    if sp.simplify(extended - sp.Sum(term(r), (r, 0, stacked_pairs))) != 0 or sp.Sum(
+        term(r), (r, stacked_pairs, stacked_pairs)
+    ).doit() != term(stacked_pairs):
+        raise ProofFailure("adding the term of pair n to a sum over n pairs is not the sum over n + 1 pairs")
+
+
+def for_pair_r(expression: sp.Expr | sp.MatrixBase, what: str) -> sp.Expr | sp.MatrixBase:
+    """``expression`` with pair r's frequency b^(-2r/d) written as one positive symbol.
+
+    Pair r enters only through its frequency, so a lemma proved for an arbitrary positive
+    frequency holds for every pair index r, base b and width d; SymPy simplifies the short
+    form much faster than nested powers.
+    """
+    general = expression.subs(omega(r, d), pair_frequency)
+    if general.has(r) or general.has(d):
+        raise ProofFailure(f"{what}: pair r enters other than through its frequency: {general}")
+    return general
+
+
+pair_frequency = sp.Symbol("omega_r", positive=True)
+
+
+def sum_over_pairs(summand: sp.Expr, value: sp.Expr, what: str) -> sp.Expr:
+    """Prove ``summand = value`` for the symbolic pair index r; return the sum of ``value`` over the d/2 pairs.
+
+    ``summand`` is pair r's part of a dot product, which `stacking_rules` sums over pairs at
+    every width. A constant ``value`` is summed (d/2 copies); otherwise the Sum is returned.
+    """
+    stacking_rules()
+    assert_equal(angle_sum(for_pair_r(summand - value, what)), 0, f"{what}, for a symbolic pair index r")
+    total = sp.Sum(value, (r, 0, d / 2 - 1))
+    return total if value.has(r) else total.doit()
+
+
+def linear_parts(total: sp.Expr) -> sp.Expr:
+    """A sum over pairs split by linearity, constant factors taken out and constant terms summed."""
+    return sp.factor_terms(sp.expand(total)).doit()
+
+
+def blocks_act_pairwise(
+    block: Callable[[sp.Expr], sp.Matrix],
+    vector: Callable[[sp.Expr], sp.Matrix],
+    image: Callable[[sp.Expr], sp.Matrix],
+    what: str,
+) -> None:
+    """diag(block(0), ..., block(d/2 - 1)) stacked(vector(r)) = stacked(image(r)) at every even width.
+
+    Base: one pair, the lemma below at r = 0. Step: if the first n blocks map the first n pairs
+    to their images (the hypothesis, A V = W), `stacking_rules` shows that adding pair n keeps
+    the identity, using the lemma at r = n.
+    """
+    stacking_rules()
+    lemma = for_pair_r(block(r) * vector(r) - image(r), what)
+    assert_equal(angle_sum(lemma), sp.zeros(2, 1), f"{what}, for a symbolic pair index r")
+    size = 2 * stacked_pairs
+    first_a, first_v, first_w = sp.MatrixSymbol("A", size, size), sp.MatrixSymbol("V", size, 1), sp.MatrixSymbol("W", size, 1)
+    step = sp.block_collapse(sp.BlockDiagMatrix(first_a, block(stacked_pairs)) * stacked(first_v, vector(stacked_pairs)))
+    if step.blocks[0, 0].xreplace({first_a * first_v: first_w}) != first_w:
+        raise ProofFailure(f"{what}: the first n pairs do not keep their images in the step {step}")
+    if sp.Matrix(step.blocks[1, 0]) != block(stacked_pairs) * vector(stacked_pairs):
+        raise ProofFailure(f"{what}: pair n is not mapped by its own block in the step {step}")  # the lemma at r = n
+
+
+def blocks_multiply_pairwise(
+    first: Callable[[sp.Expr], sp.Matrix],
+    second: Callable[[sp.Expr], sp.Matrix],
+    product: Callable[[sp.Expr], sp.Matrix],
+    what: str,
+) -> None:
+    """diag(first(r))^T diag(second(r)) = diag(product(r)) at every even width.
+
+    Base: one pair, the lemma below at r = 0. Step: if the first n blocks satisfy it (the
+    hypothesis A^T B = C), `stacking_rules` shows that adding pair n keeps it, using the lemma
+    at r = n.
+    """
+    stacking_rules()
+    lemma = for_pair_r(first(r).T * second(r) - product(r), what)
+    assert_equal(angle_sum(lemma), sp.zeros(2, 2), f"{what}, for a symbolic pair index r")
+    size = 2 * stacked_pairs
+    first_a, first_b, first_c = (sp.MatrixSymbol(name, size, size) for name in ("A", "B", "C"))
+    step = sp.block_collapse(
+        sp.BlockDiagMatrix(first_a, first(stacked_pairs)).T * sp.BlockDiagMatrix(first_b, second(stacked_pairs))
+    )
+    if step.blocks[0, 0].xreplace({first_a.T * first_b: first_c}) != first_c:
+        raise ProofFailure(f"{what}: the first n blocks do not keep their product in the step {step}")
+    if sp.Matrix(step.blocks[1, 1]) != first(stacked_pairs).T * second(stacked_pairs):
+        raise ProofFailure(f"{what}: pair n's blocks do not meet in the step {step}")  # the lemma at r = n
+
+
+def kernel_sum(offset: sp.Expr) -> sp.Sum:
+    """K(offset) = sum over the d/2 pairs of cos(omega_r offset), at a symbolic width d."""
+    return sp.Sum(sp.cos(omega(r, d) * offset), (r, 0, d / 2 - 1))
+
+
 @derivation(
     "pair-norm",
     title="Every pair has unit norm, so every position vector has the same length",
@@ -89,22 +226,14 @@ def softmax(scores: np.ndarray) -> np.ndarray:
         r"Pair $r$ contributes $\sin^2(t\omega_r) + \cos^2(t\omega_r)$ to $\lVert P(t)\rVert^2$.",
         r"The Pythagorean identity makes each contribution exactly 1, whatever $t$ and $\omega_r$ are.",
         r"There are $d/2$ pairs, so the squared norm is $d/2$ at every position.",
+        r"SymPy proves the pair identity for a symbolic pair index $r$, width $d$ and base $b$, and the sum over a symbolic number of pairs by induction on the number of pairs.",
     ),
+    scope=GENERAL,
 )
 def prove_pair_norm() -> None:
-    angle = sp.Symbol("x", real=True)
-    assert_equal(sp.sin(angle) ** 2 + sp.cos(angle) ** 2, 1, "one pair has unit norm")
-    # With the per-pair identity proved, rewrite every sin^2 through it; the sum must then
-    # collapse to d/2 by plain expansion (cheaper than asking simplify to rediscover it).
-    def through_pair_identity(expression: sp.Expr) -> sp.Expr:
-        return expression.replace(
-            lambda e: e.is_Pow and isinstance(e.base, sp.sin) and e.exp == 2,
-            lambda e: 1 - sp.cos(e.base.args[0]) ** 2,
-        )
-
-    for width in (2, 8, 16):
-        total = sum(sp.sin(t * omega(q, width)) ** 2 + sp.cos(t * omega(q, width)) ** 2 for q in range(width // 2))
-        assert_equal(sp.expand(through_pair_identity(total)), sp.Rational(width, 2), f"|P(t)|^2 = d/2 at d = {width}")
+    one_pair = pair(t * omega(r, d))
+    squared_norm = sum_over_pairs(one_pair.dot(one_pair), sp.Integer(1), "pair r has unit norm")
+    assert_equal(squared_norm, d / 2, "|P(t)|^2 = d/2")
 
 
 @numeric_check("pair-norm")
@@ -130,6 +259,7 @@ def check_pair_norm(rng: np.random.Generator) -> None:
         r"Writing $b = e^{\ell}$ with $\ell > 0$ turns the ratio into $e^{2\ell/d} > 1$, so the wavelengths strictly increase with $r$.",
         r"The smallest is at $r = 0$, where $b^0 = 1$ gives $2\pi$; the largest is at $r = d/2 - 1$, where the exponent is $(d-2)/d$.",
     ),
+    scope=GENERAL,
 )
 def prove_wavelength() -> None:
     def wavelength(q: sp.Expr) -> sp.Expr:
@@ -172,6 +302,7 @@ def check_wavelength(rng: np.random.Generator) -> None:
         r"Likewise $\sin(\pi - \theta) = \sin\theta$: the phases $\theta$ and $\pi - \theta$ give the same sine, so a second copy of that sine would give the same value too and add nothing.",
         r"The cosine flips sign between them, $\cos(\pi - \theta) = -\cos\theta$, so the pair separates the two phases whenever $\cos\theta \neq 0$.",
     ),
+    scope=GENERAL,
 )
 def prove_sine_cosine_phase() -> None:
     assert_equal(sp.expand_trig(sp.sin(theta + sp.pi / 2, evaluate=False)), sp.cos(theta), "cos = sin shifted by pi/2")
@@ -199,7 +330,7 @@ def check_sine_cosine_phase(rng: np.random.Generator) -> None:
         r" \text{ at } \theta = 0 \text{ and } \theta = \tfrac{\pi}{2} \quad\Longleftrightarrow\quad"
         r" M = \begin{pmatrix}\cos\delta & \sin\delta\\ -\sin\delta & \cos\delta\end{pmatrix}"
     ),
-    summary="Requiring a 2×2 matrix to advance the pair by δ at the phases 0 and π/2 gives four linear equations whose only solution is the rotation by δ.",
+    summary="Requiring a 2×2 matrix to advance the pair by δ at the phases 0 and π/2 gives four linear equations whose only solution is the shift matrix displayed.",
     assumptions=(r"$\delta$ real", r"$M$ an unknown real $2\times 2$ matrix"),
     steps=(
         r"At $\theta = 0$ the pair is $(0, 1)^\top$, so $M(0, 1)^\top$, which is the second column of $M$, must equal $(\sin\delta, \cos\delta)^\top$.",
@@ -207,6 +338,7 @@ def check_sine_cosine_phase(rng: np.random.Generator) -> None:
         r"These are four linear equations in the four entries of $M$; their coefficient matrix has determinant $1 \neq 0$, so SymPy's `solve` returns exactly one solution.",
         r"That solution is the matrix displayed above: the probes leave no freedom.",
     ),
+    scope=GENERAL,
 )
 def prove_shift_matrix_from_probes() -> None:
     unknowns = sp.symbols("m_11 m_12 m_21 m_22", real=True)
@@ -220,7 +352,7 @@ def prove_shift_matrix_from_probes() -> None:
     solutions = sp.solve(equations, unknowns, dict=True)
     if len(solutions) != 1 or set(solutions[0]) != set(unknowns):
         raise ProofFailure(f"expected exactly one solution fixing all four entries, got {solutions}")
-    assert_equal(matrix.subs(solutions[0]), shift_block(delta), "the probes force the rotation matrix")
+    assert_equal(matrix.subs(solutions[0]), shift_block(delta), "the probes force the shift matrix")
 
 
 @numeric_check("shift-matrix-from-probes")
@@ -236,8 +368,8 @@ def check_shift_matrix_from_probes(rng: np.random.Generator) -> None:
     "shift-matrix-all-phases",
     title="The shift matrix advances the pair at every phase",
     statement=(
-        r"R_\omega(k) = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}:"
-        r" \qquad R_\omega(k) \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix}"
+        r"S_\omega(k) = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}:"
+        r" \qquad S_\omega(k) \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix}"
         r" = \begin{pmatrix}\sin(\theta + k\omega)\\ \cos(\theta + k\omega)\end{pmatrix} \quad\text{for every } \theta"
     ),
     summary="The matrix found from two probes shifts the (sin, cos) pair by kω whatever phase it starts at.",
@@ -247,12 +379,13 @@ def check_shift_matrix_from_probes(rng: np.random.Generator) -> None:
         r"The second row gives $-\sin k\omega \sin\theta + \cos k\omega \cos\theta$, which is $\cos(\theta + k\omega)$ by the cosine addition formula.",
         r"Neither step used a particular $\theta$, so the two probes' matrix works for every phase, including $\theta = t\omega$ for any position $t$.",
     ),
+    scope=GENERAL,
 )
 def prove_shift_matrix_all_phases() -> None:
     frequency = sp.Symbol("omega", positive=True)
     shifted = shift_block(k * frequency) * pair(theta)
     residual = angle_sum(shifted - pair(theta + k * frequency))
-    assert_equal(residual, sp.zeros(2, 1), "R(k) advances every phase by k omega")
+    assert_equal(residual, sp.zeros(2, 1), "S(k) advances every phase by k omega")
 
 
 @numeric_check("shift-matrix-all-phases")
@@ -262,24 +395,25 @@ def check_shift_matrix_all_phases(rng: np.random.Generator) -> None:
     offset, phase = rng.uniform(-50, 50, size=2)
     block = posenc.shift_operator(offset, width)[2 * q : 2 * q + 2, 2 * q : 2 * q + 2]
     step = offset * posenc.frequencies(width)[q]
-    assert_close(block @ [np.sin(phase), np.cos(phase)], [np.sin(phase + step), np.cos(phase + step)], "R(k) v(theta)")
+    assert_close(block @ [np.sin(phase), np.cos(phase)], [np.sin(phase + step), np.cos(phase + step)], "S(k) v(theta)")
 
 
 @derivation(
     "shift-composition",
     title="Shift matrices compose, invert and preserve orientation like rotations",
     statement=(
-        r"R_\omega(a)\,R_\omega(b) = R_\omega(a + b), \qquad R_\omega(0) = I, \qquad"
-        r" R_\omega(-k) = R_\omega(k)^{-1} = R_\omega(k)^\top, \qquad \det R_\omega(k) = 1"
+        r"S_\omega(a)\,S_\omega(b) = S_\omega(a + b), \qquad S_\omega(0) = I, \qquad"
+        r" S_\omega(-k) = S_\omega(k)^{-1} = S_\omega(k)^\top, \qquad \det S_\omega(k) = 1"
     ),
     summary="Shifting by a then by b is shifting by a + b, shifting by 0 does nothing, shifting back undoes a shift and equals the transpose, and the determinant is 1.",
     assumptions=(r"$a, b, k$ real", r"$\omega > 0$"),
     steps=(
-        r"Multiply out $R_\omega(a)R_\omega(b)$: each entry is a sum of two products of sines and cosines that the addition formulas collapse to $\cos((a+b)\omega)$ or $\pm\sin((a+b)\omega)$.",
+        r"Multiply out $S_\omega(a)S_\omega(b)$: each entry is a sum of two products of sines and cosines that the addition formulas collapse to $\cos((a+b)\omega)$ or $\pm\sin((a+b)\omega)$.",
         r"At $k = 0$ the cosines are 1 and the sines 0, which is the identity.",
-        r"Cosine is even and sine is odd, so negating $k$ flips the off-diagonal signs, which is the transpose; by the first two facts $R_\omega(-k)R_\omega(k) = R_\omega(0) = I$, so it is also the inverse.",
+        r"Cosine is even and sine is odd, so negating $k$ flips the off-diagonal signs, which is the transpose; by the first two facts $S_\omega(-k)S_\omega(k) = S_\omega(0) = I$, so it is also the inverse.",
         r"The determinant is $\cos^2 k\omega + \sin^2 k\omega = 1$.",
     ),
+    scope=GENERAL,
 )
 def prove_shift_composition() -> None:
     frequency = sp.Symbol("omega", positive=True)
@@ -288,11 +422,11 @@ def prove_shift_composition() -> None:
     def shift(offset: sp.Expr) -> sp.Matrix:
         return shift_block(offset * frequency)
 
-    assert_equal(angle_sum(shift(a) * shift(b) - shift(a + b)), sp.zeros(2, 2), "R(a) R(b) = R(a + b)")
-    assert_equal(shift(0), sp.eye(2), "R(0) = I")
-    assert_equal(shift(-k), shift(k).T, "R(-k) = R(k)^T")
-    assert_equal(shift(-k), shift(k).inv(), "R(-k) = R(k)^-1")
-    assert_equal(shift(k).det(), 1, "det R(k) = 1")
+    assert_equal(angle_sum(shift(a) * shift(b) - shift(a + b)), sp.zeros(2, 2), "S(a) S(b) = S(a + b)")
+    assert_equal(shift(0), sp.eye(2), "S(0) = I")
+    assert_equal(shift(-k), shift(k).T, "S(-k) = S(k)^T")
+    assert_equal(shift(-k), shift(k).inv(), "S(-k) = S(k)^-1")
+    assert_equal(shift(k).det(), 1, "det S(k) = 1")
 
 
 @numeric_check("shift-composition")
@@ -308,10 +442,52 @@ def check_shift_composition(rng: np.random.Generator) -> None:
 
 
 @derivation(
+    "shift-rotation-link",
+    title="The sinusoidal shift matrix is the RoPE rotation by the opposite angle",
+    statement=(
+        r"S_\omega(k) = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
+        r" = R(-k\omega), \qquad R(\phi) = \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix},"
+        r" \qquad T_k = R_\Theta(-k) = R_\Theta(k)^\top \text{ when } \theta_r = \omega_r"
+    ),
+    summary="The matrix that shifts a (sin, cos) pair by kω is RoPE's counter-clockwise rotation by -kω, so the whole shift operator T_k is RoPE's rotation at position -k.",
+    assumptions=(r"$k$ real", r"$\omega > 0$", r"pairs ordered (sin, cos) for the encoding and (channel $2r$, channel $2r + 1$) for RoPE"),
+    steps=(
+        r"Cosine is even and sine is odd, so $R(-k\omega)$ has $\cos k\omega$ on the diagonal, $+\sin k\omega$ above it and $-\sin k\omega$ below it: entry by entry, that is $S_\omega(k)$.",
+        r"Both block-diagonal operators put pair $r$'s $2 \times 2$ block on channels $2r$ and $2r + 1$, so with the same frequencies $T_k = \operatorname{diag}(R(-k\omega_r)) = R_\Theta(-k)$.",
+        r"A rotation's inverse is its transpose (`rope-norm`), so $R_\Theta(-k) = R_\Theta(k)^\top$: rotating the shifted encoding $P(t + k)$ by RoPE at position $k$ gives back $P(t)$.",
+    ),
+    scope=GENERAL,
+)
+def prove_shift_rotation_link() -> None:
+    frequency = sp.Symbol("omega", positive=True)
+    assert_equal(shift_block(k * frequency), rotation(-k * frequency), "S_omega(k) = R(-k omega)")
+    assert_equal(rotation(-k * frequency), rotation(k * frequency).T, "R(-k omega) = R(k omega)^T")
+    blocks_act_pairwise(
+        lambda q: rotation(k * omega(q, d)),
+        lambda q: pair((t + k) * omega(q, d)),
+        lambda q: pair(t * omega(q, d)),
+        "R_Theta(k) P(t + k) = P(t)",
+    )
+
+
+@numeric_check("shift-rotation-link")
+def check_shift_rotation_link(rng: np.random.Generator) -> None:
+    width = random_width(rng)
+    offset = int(rng.integers(0, 10**4))
+    # Row j of rope(I, ...) is R_Theta(k) e_j, so the result is R_Theta(k)^T.
+    rope_transposed = posenc.rope(np.eye(width), np.full(width, offset))
+    assert_close(posenc.shift_operator(offset, width), rope_transposed, "T_k = R_Theta(k)^T = R_Theta(-k)")
+    ids = rng.integers(0, 10**4, size=8)
+    shifted = posenc.sinusoidal(ids + offset, width)
+    unshifted = posenc.rope(shifted, np.full(ids.size, offset))
+    assert_close(unshifted, posenc.sinusoidal(ids, width), "RoPE at position k undoes the shift by k", atol=1e-9)
+
+
+@derivation(
     "block-shift",
     title="One block-diagonal matrix shifts the whole position vector",
     statement=(
-        r"P(t + k) = T_k\,P(t), \qquad T_k = \operatorname{diag}\big(R_{\omega_0}(k), \ldots, R_{\omega_{d/2-1}}(k)\big)"
+        r"P(t + k) = T_k\,P(t), \qquad T_k = \operatorname{diag}\big(S_{\omega_0}(k), \ldots, S_{\omega_{d/2-1}}(k)\big)"
         r" \text{ does not depend on } t"
     ),
     summary="Placing each pair's shift matrix on the diagonal gives a matrix T_k, built from k and the frequencies alone, that maps P(t) to P(t + k).",
@@ -320,18 +496,17 @@ def check_shift_composition(rng: np.random.Generator) -> None:
         r"Block $r$ of $T_k$ touches only channels $2r$ and $2r + 1$, which hold $(\sin t\omega_r, \cos t\omega_r)$.",
         r"By the all-phases identity with $\theta = t\omega_r$, that block returns $(\sin (t + k)\omega_r, \cos (t + k)\omega_r)$, the same channels of $P(t + k)$.",
         r"The entries of $T_k$ are sines and cosines of $k\omega_r$ only, so one matrix serves every starting position $t$.",
-        r"SymPy checks one block for a symbolic frequency and the whole $8 \times 8$ matrix with symbolic $t$, $k$ and $b$.",
+        r"SymPy checks block $r$ for a symbolic pair index $r$, width $d$ and base $b$, then the whole matrix by induction on the number of pairs: if the first $n$ blocks shift the first $n$ pairs, adding pair $n$ keeps that true.",
     ),
+    scope=GENERAL,
 )
 def prove_block_shift() -> None:
-    frequency = sp.Symbol("omega", positive=True)
-    block = shift_block(k * frequency) * pair(t * frequency) - pair((t + k) * frequency)
-    assert_equal(angle_sum(block), sp.zeros(2, 1), "one block shifts its pair")
-    operator = shift_operator(k, 8)
-    if t in operator.free_symbols:
-        raise ProofFailure("T_k depends on t")
-    residual = angle_sum(operator * position_vector(t, 8) - position_vector(t + k, 8))
-    assert_equal(residual, sp.zeros(8, 1), "P(t + k) = T_k P(t) at d = 8")
+    def block(q: sp.Expr) -> sp.Matrix:
+        return shift_block(k * omega(q, d))
+
+    if t in block(r).free_symbols:
+        raise ProofFailure("block r of T_k depends on t")
+    blocks_act_pairwise(block, lambda q: pair(t * omega(q, d)), lambda q: pair((t + k) * omega(q, d)), "P(t + k) = T_k P(t)")
 
 
 @numeric_check("block-shift")
@@ -352,18 +527,17 @@ def check_block_shift(rng: np.random.Generator) -> None:
     steps=(
         r"Pair $r$ contributes $\sin(t\omega_r)\sin(s\omega_r) + \cos(t\omega_r)\cos(s\omega_r)$ to the dot product.",
         r"By the cosine subtraction formula this is $\cos(t\omega_r - s\omega_r) = \cos(\omega_r (t - s))$.",
-        r"Summing over the $d/2$ pairs gives a function $K$ of $t - s$ alone.",
+        r"Summing over the $d/2$ pairs gives a function $K$ of $t - s$ alone; SymPy proves the pair term for a symbolic pair index $r$ and sums it over a symbolic number of pairs.",
     ),
+    scope=GENERAL,
 )
 def prove_kernel() -> None:
-    for width in (2, 8):
-        dot = sum(
-            sp.sin(t * omega(q, width)) * sp.sin(s * omega(q, width))
-            + sp.cos(t * omega(q, width)) * sp.cos(s * omega(q, width))
-            for q in range(width // 2)
-        )
-        kernel = sum(sp.cos(omega(q, width) * (t - s)) for q in range(width // 2))
-        assert_equal(sp.expand_trig(dot - kernel), 0, f"P(t).P(s) = K(t - s) at d = {width}")
+    pair_term = pair(t * omega(r, d)).dot(pair(s * omega(r, d)))
+    dot = sum_over_pairs(pair_term, sp.cos(omega(r, d) * (t - s)), "pair r contributes cos(omega_r (t - s))")
+    if dot != kernel_sum(t - s):
+        raise ProofFailure(f"P(t).P(s) = {dot}, not K(t - s)")
+    if dot.subs(t, s + delta).has(s):
+        raise ProofFailure("P(t).P(s) depends on more than t - s")
 
 
 @numeric_check("kernel")
@@ -389,21 +563,23 @@ def check_kernel(rng: np.random.Generator) -> None:
         r"Per pair this is $2 - 2\cos(\omega_r(t - s))$, and the half-angle formula $1 - \cos x = 2\sin^2(x/2)$ turns it into $4\sin^2(\omega_r(t - s)/2)$.",
         r"The last form is a sum of squares, so it is never negative and it is computed without the cancellation that $d - 2K$ suffers at small offsets.",
     ),
+    scope=GENERAL,
 )
 def prove_distance() -> None:
-    x, y = sp.symbols("x y", real=True)
-    per_pair = (sp.sin(x) - sp.sin(y)) ** 2 + (sp.cos(x) - sp.cos(y)) ** 2
-    assert_equal(angle_sum(per_pair - (2 - 2 * sp.cos(x - y))), 0, "one pair: |v(x) - v(y)|^2 = 2 - 2 cos(x - y)")
     half = sp.Symbol("h", real=True)  # the half-angle identity for any angle u = 2h
-    doubled = sp.expand_trig(2 - 2 * sp.cos(2 * half) - 4 * sp.sin(half) ** 2)
+    half_angle_gap = 2 - 2 * sp.cos(2 * half) - 4 * sp.sin(half) ** 2
+    doubled = sp.expand_trig(half_angle_gap)
     assert_equal(doubled.subs(sp.cos(half) ** 2, 1 - sp.sin(half) ** 2), 0, "2 - 2 cos u = 4 sin^2(u/2)")
-    width = 8
-    difference = position_vector(t, width) - position_vector(s, width)
-    kernel = sum(sp.cos(omega(q, width) * (t - s)) for q in range(width // 2))
-    assert_equal(angle_sum(difference.dot(difference) - (width - 2 * kernel)), 0, "|P(t) - P(s)|^2 = d - 2K at d = 8")
-    half_angle = 4 * sum(sp.sin(omega(q, width) * (t - s) / 2) ** 2 for q in range(width // 2))
-    termwise = (width - 2 * kernel).replace(sp.cos, lambda angle: 1 - 2 * sp.sin(angle / 2) ** 2)
-    assert_equal(sp.expand(termwise), half_angle, "d - 2K = 4 sum sin^2 at d = 8 (half-angle per term)")
+    difference = pair(t * omega(r, d)) - pair(s * omega(r, d))
+    pair_term = 2 - 2 * sp.cos(omega(r, d) * (t - s))
+    squared = sum_over_pairs(difference.dot(difference), pair_term, "pair r contributes 2 - 2 cos(omega_r (t - s))")
+    if sp.expand(linear_parts(squared) - (d - 2 * kernel_sum(t - s))) != 0:
+        raise ProofFailure(f"|P(t) - P(s)|^2 = {linear_parts(squared)}, not d - 2K(t - s)")
+    # Pair r's term minus its half-angle form is the gap proved zero above, at u = omega_r (t - s),
+    # so the sum of 2 - 2 cos equals the sum of 4 sin^2 term by term.
+    half_angle = 4 * sp.sin(omega(r, d) * (t - s) / 2) ** 2
+    if sp.expand(pair_term - half_angle - half_angle_gap.subs(half, omega(r, d) * (t - s) / 2)) != 0:
+        raise ProofFailure("pair r's term is not the half-angle identity at u = omega_r (t - s)")
 
 
 @numeric_check("distance")
@@ -427,6 +603,7 @@ def check_distance(rng: np.random.Generator) -> None:
         r"At $\Delta = 0$ each of the $d/2$ terms is $\cos 0 = 1$.",
         r"By the half-angle formulas $\tfrac{d}{2} - K(\Delta) = \sum_r 2\sin^2(\omega_r\Delta/2)$ and $\tfrac{d}{2} + K(\Delta) = \sum_r 2\cos^2(\omega_r\Delta/2)$; both are sums of squares, hence $-\tfrac{d}{2} \le K(\Delta) \le \tfrac{d}{2}$.",
     ),
+    scope=GENERAL,
 )
 def prove_kernel_symmetry_bound() -> None:
     offset, x = sp.Symbol("Delta", real=True), sp.Symbol("x", real=True)
@@ -468,6 +645,7 @@ def check_kernel_symmetry_bound(rng: np.random.Generator) -> None:
         r"At $L = 5$ the step is $1/4$; at $L = 9$ it is $1/8$, half as large for the same one-token move.",
         r"With raw integer ids the step is 1 at every length, which is what the sinusoidal shift and kernel identities assume.",
     ),
+    scope=GENERAL,
 )
 def prove_normalized_ids_step() -> None:
     length = sp.Symbol("L", integer=True, positive=True)
@@ -503,23 +681,19 @@ def check_normalized_ids_step(rng: np.random.Generator) -> None:
         r"Substitute $x_t = E_t + P_t$ and $x_s = E_s + P_s$; the bilinear form distributes over both sums and gives four terms.",
         r"Only the last term involves positions alone, and even it is weighted by $A$ rather than the identity, so the `kernel` identity does not apply to it directly.",
     ),
+    scope=GENERAL,
 )
 def prove_attention_expansion() -> None:
-    width, head = 4, 2
-
-    def column(name: str) -> sp.Matrix:
-        return sp.Matrix(sp.symbols(f"{name}_0:{width}", real=True))
-
-    def weights(name: str) -> sp.Matrix:
-        return sp.Matrix(width, head, sp.symbols(f"{name}_0:{width * head}", real=True))
-
-    e_t, p_t, e_s, p_s = column("e_t"), column("p_t"), column("e_s"), column("p_s")
-    w_q, w_k = weights("wq"), weights("wk")
+    width, head = sp.symbols("d d_k", positive=True, integer=True)
+    e_t, p_t, e_s, p_s = (sp.MatrixSymbol(name, width, 1) for name in ("E_t", "P_t", "E_s", "P_s"))
+    w_q, w_k = sp.MatrixSymbol("W_Q", width, head), sp.MatrixSymbol("W_K", width, head)
     a = w_q * w_k.T
-    score = (w_q.T * (e_t + p_t)).dot(w_k.T * (e_s + p_s))
-    assert_equal(sp.expand(score), sp.expand(((e_t + p_t).T * a * (e_s + p_s))[0]), "q.k = x_t^T A x_s")
-    terms = (e_t.T * a * e_s + e_t.T * a * p_s + p_t.T * a * e_s + p_t.T * a * p_s)[0]
-    assert_equal(sp.expand(score - terms), 0, "the score splits into four terms")
+    score = (w_q.T * (e_t + p_t)).T * (w_k.T * (e_s + p_s))
+    if sp.expand(score - (e_t + p_t).T * a * (e_s + p_s)) != sp.ZeroMatrix(1, 1):
+        raise ProofFailure("q_t^T k_s is not x_t^T A x_s")
+    terms = e_t.T * a * e_s + e_t.T * a * p_s + p_t.T * a * e_s + p_t.T * a * p_s
+    if sp.expand(score - terms) != sp.ZeroMatrix(1, 1):
+        raise ProofFailure("the score does not split into the four terms")
 
 
 @numeric_check("attention-expansion")
@@ -543,19 +717,23 @@ def check_attention_expansion(rng: np.random.Generator) -> None:
         r" 0 \text{ at } (t, s) = (0, 1), \qquad \sin 1 \sin 2 \approx 0.7651 \text{ at } (t, s) = (1, 2)"
     ),
     summary="If A keeps only the first sine channel, two position pairs with the same offset get different scores, so the position-position term need not be a function of t - s.",
-    assumptions=("d = 8, interleaved layout, so channel 0 is sin(t) because omega_0 = 1", r"$e_0$ the first standard basis vector"),
+    assumptions=(r"$d$ any positive even integer (the deep dive uses $d = 8$)", r"interleaved layout, so channel 0 is $\sin(t\omega_0) = \sin t$ because $\omega_0 = b^0 = 1$", r"$e_0$ the first standard basis vector"),
     steps=(
         r"$e_0^\top P(t)$ picks channel 0, which is $\sin(t\omega_0) = \sin t$, so the score is $\sin t \sin s$.",
         r"At $(t, s) = (0, 1)$ the factor $\sin 0$ makes the score exactly 0.",
         r"At $(t, s) = (1, 2)$ the score is $\sin 1 \sin 2 = 0.76514\ldots$, which rounds to 0.7651.",
         r"Both pairs have $t - s = -1$, yet the scores differ, so this score is not any function of $t - s$.",
     ),
+    scope=GENERAL,
 )
 def prove_position_only_counterexample() -> None:
-    width = 8
-    keep_first = sp.zeros(width, width)
-    keep_first[0, 0] = 1
-    score = (position_vector(t, width).T * keep_first * position_vector(s, width))[0]
+    # P(t) stacks pair 0 above the other pairs (`stacking_rules`), so e_0^T P(t) = (1, 0) pair_0(t)
+    # plus 0 times the rest; and P(t)^T e_0 e_0^T P(s) = (e_0^T P(t)) (e_0^T P(s)).
+    stacking_rules()
+    first_channel = sp.Matrix([[1, 0]])
+    if omega(0, d) != 1:
+        raise ProofFailure(f"omega_0 = {omega(0, d)}, not 1")
+    score = (first_channel * pair(t * omega(0, d)))[0] * (first_channel * pair(s * omega(0, d)))[0]
     assert_equal(score, sp.sin(t) * sp.sin(s), "P(t)^T A P(s) = sin t sin s")
     first, second = score.subs({t: 0, s: 1}), score.subs({t: 1, s: 2})
     if first != 0 or second != sp.sin(1) * sp.sin(2):
@@ -566,14 +744,15 @@ def prove_position_only_counterexample() -> None:
 
 @numeric_check("position-only-counterexample")
 def check_position_only_counterexample(rng: np.random.Generator) -> None:
-    vectors = posenc.sinusoidal([0, 1, 2], 8)
-    keep_first = np.zeros((8, 8))
+    width = random_width(rng)
+    vectors = posenc.sinusoidal([0, 1, 2], width)
+    keep_first = np.zeros((width, width))
     keep_first[0, 0] = 1.0
     scores = [vectors[0] @ keep_first @ vectors[1], vectors[1] @ keep_first @ vectors[2]]
     assert_close(scores, [0.0, np.sin(1.0) * np.sin(2.0)], "0 and sin 1 sin 2")
     assert_close(scores[1], 0.7651, "about 0.7651", atol=5e-5)
     start = int(rng.integers(0, 10**4))
-    shifted = posenc.sinusoidal([start, start + 1], 8)
+    shifted = posenc.sinusoidal([start, start + 1], width)
     assert_close(shifted[0] @ keep_first @ shifted[1], np.sin(start) * np.sin(start + 1.0), "sin t sin s")
 
 
@@ -591,6 +770,7 @@ def check_position_only_counterexample(rng: np.random.Generator) -> None:
         r"Stacking $E_t$ on $P_t$ gives $2d$ entries, so the matrix is $2d \times d_k$: $2\,d\,d_k$ weights, twice as many.",
         r"This compares shapes and parameter counts only; it says nothing about which choice trains better.",
     ),
+    scope=GENERAL,
 )
 def prove_projection_parameters() -> None:
     width, head = sp.symbols("d d_k", positive=True, integer=True)
@@ -628,18 +808,14 @@ def check_projection_parameters(rng: np.random.Generator) -> None:
         r"Every choice of $v$ gives a different pair of summands with the same total, so infinitely many splits produce the same input.",
         r"Only extra knowledge, such as knowing $P_t$ exactly, lets one recover $E_t$ by subtraction.",
     ),
+    scope=GENERAL,
 )
 def prove_sum_not_separable() -> None:
-    width = 4
-
-    def column(name: str) -> sp.Matrix:
-        return sp.Matrix(sp.symbols(f"{name}_0:{width}", real=True))
-
-    content, position, v = column("e"), column("p"), column("v")
+    width = sp.Symbol("d", positive=True, integer=True)
+    content, position, v = (sp.MatrixSymbol(name, width, 1) for name in ("E_t", "P_t", "v"))
     total = (content + v) + (position - v)
-    assert_equal(total, content + position, "(E + v) + (P - v) = E + P")
-    if any(symbol in total.free_symbols for symbol in v):
-        raise ProofFailure("the sum still depends on v")
+    if total != content + position or total.has(v):
+        raise ProofFailure(f"(E + v) + (P - v) = {total}, not E + P")
 
 
 @numeric_check("sum-not-separable")
@@ -664,16 +840,24 @@ def check_sum_not_separable(rng: np.random.Generator) -> None:
         r"The identity part carries signal and gradient straight through the block, whatever $F$ is.",
         r"For $F(x) = -x$ the output is $x - x = 0$ and the Jacobian is $I - I = 0$: this update removes the input entirely.",
     ),
+    scope=GENERAL,
 )
 def prove_residual_jacobian() -> None:
-    width = 3
-    x = sp.Matrix(sp.symbols(f"x_0:{width}", real=True))
-    update = sp.Matrix([sp.Function(f"F_{i}")(*x) for i in range(width)])
-    jacobian = (x + update).jacobian(x)
-    assert_equal(jacobian, sp.eye(width) + update.jacobian(x), "d(x + F)/dx = I + J_F")
-    cancel = -x
-    assert_equal(x + cancel, sp.zeros(width, 1), "F(x) = -x gives output 0")
-    assert_equal((x + cancel).jacobian(x), sp.zeros(width, width), "and Jacobian I - I = 0")
+    # Entry (i, j) for symbolic indices: a partial derivative in x_j holds every other
+    # coordinate fixed, so F_i is a function of x_j and of "the rest", a symbol free of x_j.
+    i, j = sp.symbols("i j", integer=True, nonnegative=True)
+    x, rest = sp.IndexedBase("x", real=True), sp.Symbol("rest", real=True)
+    update = sp.Function("F")(i, x[j], rest)
+    entry = sp.diff(x[i] + update, x[j])
+    if entry != sp.KroneckerDelta(i, j) + sp.Derivative(update, x[j]):
+        raise ProofFailure(f"entry (i, j) of the Jacobian of x + F is {entry}, not delta_ij + dF_i/dx_j")
+    width = sp.Symbol("d", positive=True, integer=True)
+    vector = sp.MatrixSymbol("x", width, 1)
+    cancelled = vector + (-vector)
+    if cancelled != sp.ZeroMatrix(width, 1):
+        raise ProofFailure(f"x + F(x) with F(x) = -x is {cancelled}, not 0")
+    if sp.diff(x[i] - x[i], x[j]) != 0:
+        raise ProofFailure("the Jacobian of x - x is not 0")
 
 
 @numeric_check("residual-jacobian")
@@ -707,21 +891,25 @@ def check_residual_jacobian(rng: np.random.Generator) -> None:
         r"$(R(m\theta)q)^\top R(n\theta)k = q^\top R(m\theta)^\top R(n\theta)\,k$.",
         r"A rotation's transpose is the rotation by the opposite angle, and rotations add their angles, so $R(m\theta)^\top R(n\theta) = R(-m\theta)R(n\theta) = R((n - m)\theta)$.",
         r"$R_\Theta$ is block diagonal, so its score is the sum of the per-pair scores, each a function of $n - m$; shifting both positions by the same amount changes nothing.",
+        r"SymPy proves the pair identity for a symbolic pair index $r$ and carries $R_\Theta(m)^\top R_\Theta(n) = R_\Theta(n - m)$ from $n$ pairs to $n + 1$ (block-diagonal matrices multiply block by block), so it holds at every even width.",
     ),
+    scope=GENERAL,
 )
 def prove_rope_relative() -> None:
-    m, n, angle = sp.Symbol("m", real=True), sp.Symbol("n", real=True), sp.Symbol("theta", positive=True)
-    residual = angle_sum(rotation(m * angle).T * rotation(n * angle) - rotation((n - m) * angle))
-    assert_equal(residual, sp.zeros(2, 2), "R(m theta)^T R(n theta) = R((n - m) theta)")
-    width = 4
-    query = sp.Matrix(sp.symbols(f"q_0:{width}", real=True))
-    key = sp.Matrix(sp.symbols(f"k_0:{width}", real=True))
-
-    def full(position: sp.Expr) -> sp.Matrix:
-        return sp.diag(*[rotation(position * omega(q, width)) for q in range(width // 2)])
-
-    score = (full(m) * query).dot(full(n) * key)
-    assert_equal(angle_sum(score - (query.T * full(n - m) * key)[0]), 0, "full block-diagonal score at d = 4")
+    m, n = sp.Symbol("m", real=True), sp.Symbol("n", real=True)
+    blocks_multiply_pairwise(
+        lambda q: rotation(m * omega(q, d)),
+        lambda q: rotation(n * omega(q, d)),
+        lambda q: rotation((n - m) * omega(q, d)),
+        "R(m theta_r)^T R(n theta_r) = R((n - m) theta_r)",
+    )
+    # With that matrix identity, the score is plain matrix algebra at any width.
+    width = sp.Symbol("d", positive=True, integer=True)
+    query, key = sp.MatrixSymbol("q", width, 1), sp.MatrixSymbol("k", width, 1)
+    at_m, at_n, relative = (sp.MatrixSymbol(name, width, width) for name in ("R_m", "R_n", "R_nm"))
+    score = ((at_m * query).T * (at_n * key)).subs(at_m.T * at_n, relative)
+    if score != query.T * relative * key:
+        raise ProofFailure(f"the score {score} is not q^T R_Theta(n - m) k")
 
 
 @numeric_check("rope-relative")
@@ -752,17 +940,20 @@ def check_rope_relative(rng: np.random.Generator) -> None:
     steps=(
         r"For one pair, $R(\phi)^\top R(\phi) = I$ because $\cos^2\phi + \sin^2\phi = 1$ and the cross terms cancel.",
         r"Hence $\lVert R(\phi) x\rVert^2 = x^\top R(\phi)^\top R(\phi) x = \lVert x\rVert^2$ for every pair $x$.",
-        r"The squared norm of the full vector is the sum over pairs, each unchanged, so $\lVert R_\Theta(m) q\rVert = \lVert q\rVert$.",
+        r"The squared norm of the full vector is the sum over pairs, each unchanged, so $\lVert R_\Theta(m) q\rVert = \lVert q\rVert$; SymPy proves $R_\Theta(m)^\top R_\Theta(m) = I$ for a symbolic pair index and by induction on the number of pairs.",
     ),
+    scope=GENERAL,
 )
 def prove_rope_norm() -> None:
-    angle = sp.Symbol("phi", real=True)
-    assert_equal(rotation(angle).T * rotation(angle), sp.eye(2), "R(phi)^T R(phi) = I")
-    width, m = 4, sp.Symbol("m", real=True)
-    query = sp.Matrix(sp.symbols(f"q_0:{width}", real=True))
-    full = sp.diag(*[rotation(m * omega(q, width)) for q in range(width // 2)])
-    rotated = full * query
-    assert_equal(rotated.dot(rotated), query.dot(query), "|R_Theta(m) q|^2 = |q|^2 at d = 4")
+    m = sp.Symbol("m", real=True)
+    blocks_multiply_pairwise(
+        lambda q: rotation(m * omega(q, d)), lambda q: rotation(m * omega(q, d)), lambda q: sp.eye(2), "R^T R = I"
+    )
+    width = sp.Symbol("d", positive=True, integer=True)
+    query, full = sp.MatrixSymbol("q", width, 1), sp.MatrixSymbol("R_m", width, width)
+    squared = ((full * query).T * (full * query)).subs(full.T * full, sp.Identity(width))
+    if squared != query.T * query:
+        raise ProofFailure(f"|R_Theta(m) q|^2 = {squared}, not |q|^2")
 
 
 @numeric_check("rope-norm")
@@ -791,7 +982,7 @@ def check_rope_norm(rng: np.random.Generator) -> None:
         r"So rotating in halves layout equals permuting with $\Pi$, rotating in interleaved layout, and permuting back with $\Pi^{-1} = \Pi^\top$; SymPy checks this at $d = 8$ with four symbolic angles.",
         r"In a score the outer permutations meet as $\Pi\Pi^\top = I$, leaving the interleaved score of $\Pi q$ and $\Pi k$.",
         r"Since $q = W_Q^\top x$, replacing $q$ by $\Pi q$ just reorders the output channels of $W_Q$ (likewise for $W_K$), so a checkpoint converts between layouts without changing any score.",
-    ),
+    ),    scope="checked at d = 8",
 )
 def prove_rope_layout_permutation() -> None:
     width = 8
@@ -848,20 +1039,17 @@ def check_rope_layout_permutation(rng: np.random.Generator) -> None:
         r"For any angle, $c^\top R(\phi)\,c = (c_1^2 + c_2^2)\cos\phi + c_1c_2(\sin\phi - \sin\phi) = \lVert c\rVert^2 \cos\phi$: the antisymmetric sine part cancels.",
         r"Summing over pairs gives $\lVert c\rVert^2 \sum_r \cos((n - m)\omega_r) = \lVert c\rVert^2 K(n - m)$, and $K$ is even (`kernel-symmetry-bound`), so this is $\lVert c\rVert^2 K(m - n)$.",
     ),
+    scope=GENERAL,
 )
 def prove_rope_sinusoidal_link() -> None:
     angle = sp.Symbol("phi", real=True)
     c = sp.Matrix(sp.symbols("c_1 c_2", real=True))
     assert_equal((c.T * rotation(angle) * c)[0], c.dot(c) * sp.cos(angle), "c^T R(phi) c = |c|^2 cos phi")
-    width, m, n = 8, sp.Symbol("m", real=True), sp.Symbol("n", real=True)
-    repeated = sp.Matrix(list(c) * (width // 2))
-
-    def full(position: sp.Expr) -> sp.Matrix:
-        return sp.diag(*[rotation(position * omega(q, width)) for q in range(width // 2)])
-
-    score = (full(m) * repeated).dot(full(n) * repeated)
-    kernel = sum(sp.cos(omega(q, width) * (m - n)) for q in range(width // 2))
-    assert_equal(angle_sum(score - c.dot(c) * kernel), 0, "RoPE score = |c|^2 K(m - n) at d = 8")
+    m, n = sp.Symbol("m", real=True), sp.Symbol("n", real=True)
+    pair_score = (rotation(m * omega(r, d)) * c).dot(rotation(n * omega(r, d)) * c)
+    score = sum_over_pairs(pair_score, c.dot(c) * sp.cos((n - m) * omega(r, d)), "pair r scores |c|^2 cos((n - m) theta_r)")
+    if sp.expand(linear_parts(score) - c.dot(c) * kernel_sum(m - n)) != 0:
+        raise ProofFailure(f"the RoPE score {linear_parts(score)} is not |c|^2 K(m - n)")
 
 
 @numeric_check("rope-sinusoidal-link")
@@ -888,6 +1076,7 @@ def check_rope_sinusoidal_link(rng: np.random.Generator) -> None:
         r"The first slope equals the common ratio, $s_1 = 2^{-8/n}$, so $s_h = (2^{-8/n})^h$.",
         r"The last slope is $s_n = 2^{-8} = 1/256$ for every head count $n$.",
     ),
+    scope=GENERAL,
 )
 def prove_alibi_slopes() -> None:
     heads = sp.Symbol("n", positive=True, integer=True)
@@ -921,12 +1110,13 @@ def check_alibi_slopes(rng: np.random.Generator) -> None:
         r" \qquad \text{since } -m\,(i - j) = m\,j - m\,i"
     ),
     summary="Subtracting slope·(i - j) differs from adding slope·j by -slope·i, a constant along the query's row, and softmax ignores a constant added to every entry of a row.",
-    assumptions=("i the query index, keys j = 0, ..., i (causal mask)", "m a head's slope", r"$a_{ij}$ real scores"),
+    assumptions=("i the query index, keys j = 0, ..., i (causal mask), i any non-negative integer", "m a head's slope", r"$a_{ij}$ real scores"),
     steps=(
         r"For a fixed query $i$, $-m(i - j) = m j - m i$, so the two biased rows differ by the constant $-m i$.",
         r"Softmax is unchanged by adding a constant $c$ to a row: $e^{x_j + c} / \sum_l e^{x_l + c} = e^c e^{x_j} / (e^c \sum_l e^{x_l})$ and $e^c$ cancels.",
         r"Hence both biases give identical attention weights; only the relative key positions $j$ within the row matter.",
     ),
+    scope=GENERAL,
 )
 def prove_alibi_softmax_shift() -> None:
     slope = sp.Symbol("m", positive=True)
@@ -936,24 +1126,18 @@ def prove_alibi_softmax_shift() -> None:
     assert_equal(gap, -slope * query, "the biases differ by -m i")
     if gap.has(key):
         raise ProofFailure("the bias difference depends on the key index")
-    row = 4  # keys 0..3 of query i = 3
-    scores = sp.symbols(f"a_0:{row}", real=True)
+    # A row of any length i + 1: scores a_l, summed over the keys l = 0, ..., i.
+    scores, other = sp.IndexedBase("a", real=True), sp.Symbol("l", integer=True, nonnegative=True)
     shift = sp.Symbol("c", real=True)
 
-    def softmax_row(values: list[sp.Expr]) -> list[sp.Expr]:
-        total = sum(sp.exp(value) for value in values)
-        return [sp.exp(value) / total for value in values]
+    def softmax_entry(bias: Callable[[sp.Expr], sp.Expr]) -> sp.Expr:
+        return sp.exp(scores[key] + bias(key)) / sp.Sum(sp.exp(scores[other] + bias(other)), (other, 0, query))
 
-    plain = softmax_row(list(scores))
-    for shifted, expected in zip(softmax_row([value + shift for value in scores]), plain):
-        assert_equal(sp.powsimp(sp.expand(shifted)), expected, "softmax ignores a constant shift")
-    bonus = [scores[j] + slope * j for j in range(row)]
-    penalty = [scores[j] - slope * (row - 1 - j) for j in range(row)]
-    offsets = {sp.expand(left - right) for left, right in zip(bonus, penalty)}
-    if offsets != {slope * (row - 1)}:
-        raise ProofFailure(f"at i = 3 the two biased rows should differ by the constant m i, got {offsets}")
-    for left, right in zip(softmax_row(bonus), softmax_row(penalty)):
-        assert_equal(left, right, "bonus m j and penalty -m (i - j) give the same weights at i = 3")
+    plain = softmax_entry(lambda index: 0)
+    assert_equal(softmax_entry(lambda index: shift), plain, "softmax ignores a constant shift")
+    bonus = softmax_entry(lambda index: slope * index)
+    penalty = softmax_entry(lambda index: -slope * (query - index))
+    assert_equal(bonus, penalty, "bonus m j and penalty -m (i - j) give the same weights")
 
 
 @numeric_check("alibi-softmax-shift")
@@ -985,6 +1169,7 @@ def check_alibi_softmax_shift(rng: np.random.Generator) -> None:
         r"At $p = mL/L'$ that angle is $m\,\theta_r L/L' = m\,(\theta_r/s)$ with $s = L'/L$.",
         r"Equal angles give equal rotations, pair by pair, so the two block-diagonal matrices agree.",
     ),
+    scope=GENERAL,
 )
 def prove_rope_position_interpolation() -> None:
     m = sp.Symbol("m", real=True)
@@ -1019,6 +1204,7 @@ def check_rope_position_interpolation(rng: np.random.Generator) -> None:
         r"At $r = 0$ the factor is $s^0 = 1$: the fastest pair keeps its frequency.",
         r"At $r = d/2 - 1$ the exponent is $-2(d/2 - 1)/(d - 2) = -1$: the slowest pair is divided by $s$, as position interpolation would divide it.",
     ),
+    scope=GENERAL,
 )
 def prove_rope_ntk_base() -> None:
     b, scale = sp.symbols("b s", positive=True)

@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+# A derivation's scope: GENERAL when the proof holds for every size its statement allows (every
+# even width d, every head count, ...), otherwise the exact sizes the proof substituted.
+GENERAL = "general"
+FIXED_SCOPE_PATTERN = re.compile(r"^checked at [^\s=]+ = \d+(?:, \d+)*(?:(?:,| and) [^\s=]+ = \d+(?:, \d+)*)*$")
 
 
 class ProofFailure(AssertionError):
@@ -34,12 +38,18 @@ class Derivation:
     summary: str
     assumptions: tuple[str, ...]
     steps: tuple[str, ...]
+    scope: str
     prove: Callable[[], None]
     check: Callable[[np.random.Generator], None] | None = None
     # Proofs take well under a second; the budget catches a runaway simplify, with room for
     # a loaded shared machine.
     budget_seconds: float = 10.0
     source_line: int = field(default=0, compare=False)
+
+    @property
+    def scope_label(self) -> str:
+        """The scope as readers see it: "in general", or the sizes followed by "only"."""
+        return "in general" if self.scope == GENERAL else f"{self.scope} only"
 
 
 REGISTRY: dict[str, Derivation] = {}
@@ -53,15 +63,25 @@ def derivation(
     summary: str,
     assumptions: tuple[str, ...] | list[str],
     steps: tuple[str, ...] | list[str],
+    scope: str,
     budget_seconds: float = 10.0,
 ) -> Callable[[Callable[[], None]], Callable[[], None]]:
-    """Register the decorated function as the SymPy proof of derivation ``id``."""
+    """Register the decorated function as the SymPy proof of derivation ``id``.
+
+    ``scope`` is :data:`GENERAL` when the proof keeps every size symbolic, otherwise the sizes
+    it was checked at, such as ``"checked at d = 2, 8, 16"``.
+    """
     if not ID_PATTERN.match(id):
         raise ValueError(f"derivation id must be kebab-case (a-z, 0-9, single hyphens), got {id!r}")
     if id in REGISTRY:
         raise ValueError(f"derivation id {id!r} is registered twice")
     if not steps:
         raise ValueError(f"derivation {id!r} needs at least one proof step for the reader")
+    if scope != GENERAL and not FIXED_SCOPE_PATTERN.match(scope):
+        raise ValueError(
+            f"derivation {id!r}: scope must be {GENERAL!r} or name the sizes checked, as in "
+            f"'checked at d = 2, 8, 16', got {scope!r}"
+        )
 
     def register(prove: Callable[[], None]) -> Callable[[], None]:
         REGISTRY[id] = Derivation(
@@ -71,6 +91,7 @@ def derivation(
             summary=summary,
             assumptions=tuple(assumptions),
             steps=tuple(steps),
+            scope=scope,
             prove=prove,
             budget_seconds=budget_seconds,
             source_line=prove.__code__.co_firstlineno,

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
+import inspect
+import pathlib
+import textwrap
 import time
 
 import numpy as np
@@ -11,7 +16,7 @@ import sympy as sp
 import posenc
 import posenc.verify as verify
 from posenc import derivations
-from posenc.registry import ID_PATTERN, REGISTRY, Derivation, ProofFailure, assert_close, assert_equal
+from posenc.registry import GENERAL, ID_PATTERN, REGISTRY, Derivation, ProofFailure, assert_close, assert_equal, derivation
 
 # The stable public contract: these IDs appear in the site's URLs and in readers' citations.
 REQUIRED_IDS = [
@@ -21,6 +26,7 @@ REQUIRED_IDS = [
     "shift-matrix-from-probes",
     "shift-matrix-all-phases",
     "shift-composition",
+    "shift-rotation-link",
     "block-shift",
     "kernel",
     "distance",
@@ -49,6 +55,7 @@ def make_entry(id: str, prove, check=lambda rng: None, budget_seconds: float = 5
         summary="Only used by the tests.",
         assumptions=(),
         steps=("Nothing to show.",),
+        scope=GENERAL,
         prove=prove,
         check=check,
         budget_seconds=budget_seconds,
@@ -160,3 +167,183 @@ def test_main_rejects_an_unknown_id(capsys: pytest.CaptureFixture[str]) -> None:
         verify.main(["no-such-id"])
     assert exit_info.value.code == 2
     assert "no-such-id" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------
+# Scope: "general" must be earned. A general proof keeps every size symbolic, so it never
+# enumerates pairs or components of a concrete vector. The detector below looks for that in
+# two ways: in the proof's source (range(), numbered symbol families such as "q_0:4", loops
+# over literal sizes, the concrete-width builders position_vector and shift_operator, explicit
+# matrices larger than one 2x2 pair) and while the proof runs (every width handed to omega, every
+# explicit matrix handed to assert_equal).
+
+CONCRETE_WIDTH_BUILDERS = {"position_vector", "shift_operator"}
+EXPLICIT_MATRIX_MAKERS = {"zeros", "eye", "ones", "Matrix"}
+
+
+def _called_name(call: ast.Call) -> str:
+    function = call.func
+    return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+
+
+def _literal_int(node: ast.AST) -> int | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, int) else None
+
+
+def concrete_sizes_in_source(proof) -> list[str]:
+    """What in ``proof``'s source (nested functions included) fixes a size."""
+    findings = []
+    for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(proof)))):
+        if isinstance(node, ast.Call):
+            name = _called_name(node)
+            if name == "range":
+                findings.append("enumerates with range()")
+            if name in CONCRETE_WIDTH_BUILDERS:
+                findings.append(f"builds a concrete width with {name}()")
+            if name == "symbols" and any(
+                isinstance(arg, (ast.Constant, ast.JoinedStr)) and ":" in ast.unparse(arg) for arg in node.args
+            ):
+                findings.append(f"declares a numbered symbol family: {ast.unparse(node)}")
+            sizes = [_literal_int(arg) for arg in node.args[:2]]
+            if name in EXPLICIT_MATRIX_MAKERS and any(size is not None and size > 2 for size in sizes):
+                findings.append(f"builds an explicit matrix larger than one pair: {ast.unparse(node)}")
+        if isinstance(node, ast.For) and isinstance(node.iter, (ast.Tuple, ast.List)):
+            if any(_literal_int(element) is not None for element in node.iter.elts):
+                findings.append(f"loops over literal sizes: for {ast.unparse(node.target)} in {ast.unparse(node.iter)}")
+        if isinstance(node, ast.Assign) and _literal_int(node.value) is not None and node.value.value > 2:
+            findings.append(f"fixes a size: {ast.unparse(node)}")
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple):
+            if any((_literal_int(element) or 0) > 2 for element in node.value.elts):
+                findings.append(f"fixes a size: {ast.unparse(node)}")
+    return findings
+
+
+def concrete_sizes_at_run_time(proof, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Concrete widths the proof hands to omega and explicit matrices larger than 2x2 it compares."""
+    findings = []
+    real_omega, real_assert_equal = derivations.omega, derivations.assert_equal
+
+    def recording_omega(pair, width):
+        if not sp.sympify(width).free_symbols:
+            findings.append(f"omega at the concrete width {width}")
+        return real_omega(pair, width)
+
+    def recording_assert_equal(lhs, rhs, what):
+        for side in (lhs, rhs):
+            if isinstance(side, sp.MatrixBase) and max(side.shape) > 2:
+                findings.append(f"compares an explicit {side.shape[0]}x{side.shape[1]} matrix ({what})")
+        return real_assert_equal(lhs, rhs, what)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(derivations, "omega", recording_omega)
+        patch.setattr(derivations, "assert_equal", recording_assert_equal)
+        derivations.stacking_rules.cache_clear()
+        proof()
+    return findings
+
+
+def concrete_sizes(proof, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    return concrete_sizes_in_source(proof) + concrete_sizes_at_run_time(proof, monkeypatch)
+
+
+@pytest.mark.parametrize("derivation_id", list(REGISTRY))
+def test_scope_is_earned(derivation_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    entry = REGISTRY[derivation_id]
+    findings = concrete_sizes(entry.prove, monkeypatch)
+    if entry.scope == GENERAL:
+        assert findings == [], f"{derivation_id} claims general scope but its proof fixes sizes: {findings}"
+    else:
+        # A fixed scope must be the truth too: the detector sees the sizes it names.
+        assert findings, f"{derivation_id} names sizes ({entry.scope}) but its proof keeps every size symbolic"
+
+
+def _fixed_width_proofs():
+    """Proofs in the shapes that fixed-width proofs took, each of which must be caught."""
+    t, s, k = derivations.t, derivations.s, derivations.k
+
+    def loop_over_widths():
+        for width in (2, 8, 16):
+            total = sum(sp.cos(t * derivations.omega(q, width)) ** 2 for q in range(width // 2))
+            assert_equal(total, total, "at this width")
+
+    def position_vectors_at_eight():
+        difference = derivations.position_vector(t, 8) - derivations.position_vector(s, 8)
+        assert_equal(difference.dot(difference), difference.dot(difference), "at d = 8")
+
+    def shift_operator_at_four():
+        derivations.shift_operator(k, 4)
+
+    def numbered_components():
+        query = sp.Matrix(sp.symbols("q_0:4", real=True))
+        assert_equal(query, query, "four components")
+
+    def width_through_a_variable():
+        width = 6
+        derivations.omega(1, width)
+
+    return [loop_over_widths, position_vectors_at_eight, shift_operator_at_four, numbered_components, width_through_a_variable]
+
+
+@pytest.mark.parametrize("proof", _fixed_width_proofs(), ids=lambda proof: proof.__name__)
+def test_scope_detector_catches_fixed_width_proofs(proof, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert concrete_sizes(proof, monkeypatch), f"{proof.__name__} fixes a size but was not caught"
+
+
+def test_scope_must_be_general_or_name_the_sizes() -> None:
+    def register(scope: str) -> None:
+        derivation(
+            "scope-probe", title="t", statement="1 = 1", summary="s.", assumptions=(), steps=("x",), scope=scope
+        )(lambda: None)
+
+    for bad in ("", "generally", "checked at some widths", "checked at d = eight"):
+        with pytest.raises(ValueError, match="scope"):
+            register(bad)
+    assert "scope-probe" not in REGISTRY
+    with pytest.raises(TypeError):
+        derivation("scope-probe", title="t", statement="1 = 1", summary="s.", assumptions=(), steps=("x",))
+    assert REGISTRY["rope-layout-permutation"].scope_label == "checked at d = 8 only"
+    assert REGISTRY["kernel"].scope_label == "in general"
+
+
+def test_pairwise_induction_rejects_a_wrong_block() -> None:
+    t, k, d, omega = derivations.t, derivations.k, derivations.d, derivations.omega
+    with pytest.raises(ProofFailure):
+        derivations.blocks_act_pairwise(
+            lambda q: derivations.rotation(k * omega(q, d)),  # RoPE's rotation shifts the pair backwards
+            lambda q: derivations.pair(t * omega(q, d)),
+            lambda q: derivations.pair((t + k) * omega(q, d)),
+            "wrong block",
+        )
+    with pytest.raises(ProofFailure):
+        pair_term = derivations.pair(t * omega(derivations.r, d)).dot(derivations.pair(t * omega(derivations.r, d)))
+        derivations.sum_over_pairs(pair_term, sp.Integer(2), "a pair of norm 2")
+
+
+# ---------------------------------------------------------------------------------------
+# Every scope reaches the reader: beside each displayed equation and on the Derivations page.
+
+
+def _site_hook():
+    spec = importlib.util.spec_from_file_location("posenc_site", pathlib.Path(__file__).resolve().parents[1] / "hooks" / "posenc_site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("derivation_id", list(REGISTRY))
+def test_every_scope_is_shown_beside_its_equation(derivation_id: str) -> None:
+    shown = _site_hook()._eq(derivation_id, "guide.md")
+    label = REGISTRY[derivation_id].scope_label
+    assert f'<span class="posenc-scope">{label}</span>' in shown.split("Proved as", 1)[1]
+
+
+def test_every_scope_is_shown_on_the_derivations_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    hook = _site_hook()
+    monkeypatch.setattr(hook, "_verify_report", lambda: {i: {"status": "proved", "seconds": 0.1} for i in REGISTRY})
+    page = hook._derivations("derivations/index.md", "https://example.org/")
+    index, *entries = page.split("\n## ")  # the page opens with the index table
+    for entry in REGISTRY.values():
+        row = next(line for line in index.splitlines() if line.startswith(f"| [`{entry.id}`]"))
+        assert row.rstrip(" |").endswith(entry.scope_label), row
+        section = next(part for part in entries if f"{{ #{entry.id} }}" in part.splitlines()[0])
+        assert "**Scope:** " in section and entry.scope_label in section.split("**Scope:** ", 1)[1].split("\n", 1)[0]

@@ -1,57 +1,129 @@
-"""Argument checks shared by every public function of posenc.
+"""Argument checks shared by every public function of posenc, and the limits they enforce.
 
 Each check either returns the argument in a normalised form or raises an error whose
 message names the argument and the rule it broke, so a caller never has to read a
 traceback into NumPy to learn what was wrong.
+
+Limits (each defined once, here):
+
+* ``EXACT_INTEGER_LIMIT``: position ids, offsets and token-derived position ids must be
+  below 2**53 in magnitude, where every integer is exact in float64.
+* ``PHASE_LIMIT``: a phase ``t * omega`` must be below 2**53 radians in magnitude; below it
+  the phases of ``posenc._precision`` are accurate to about 2e-16 (tests check this against
+  mpmath), above it an angle held in float64 has no accurate sine at all.
+* ``MAX_ELEMENTS``: no array a call builds (its result or the sine/cosine table behind it)
+  may have more than 2**27 elements (1 GiB in float64). The check runs before anything is
+  allocated, so an oversized request fails at once instead of exhausting memory.
+* ``MAX_WIDTH``: no encoding may have more than 2**16 channels. Frequencies are computed
+  correctly rounded in decimal arithmetic, one pair at a time (about a second at this
+  width), so a wider request would run for minutes before any output exists.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 #: Largest magnitude below which every integer is exactly representable in float64.
 EXACT_INTEGER_LIMIT = 2**53
+#: Largest phase magnitude (radians) evaluated; ids below 2**53 at frequencies of at most
+#: one radian per position stay below it.
+PHASE_LIMIT = float(EXACT_INTEGER_LIMIT)
+#: Most elements in any array built by one call.
+MAX_ELEMENTS = 2**27
+#: Most channels in one encoding (width, head_dim, rotary_dim, dim, x's last axis).
+MAX_WIDTH = 2**16
 
 LAYOUTS = ("interleaved", "halves")
 
 
-def integer(name: str, value: Any, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an ``int``; reject bools, floats and anything below ``minimum``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def integer(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as an ``int``; reject bools, floats and anything outside [minimum, maximum]."""
+    if _is_bool(value) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
     value = int(value)
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {_describe(value)}")
     return value
 
 
-def width(value: Any, name: str = "width") -> int:
-    """A model width: a positive even integer (channels come in sine/cosine pairs)."""
-    value = integer(name, value)
-    if value <= 0 or value % 2:
-        raise ValueError(f"{name} must be a positive even integer (channels come in pairs), got {value}")
-    return value
+def _as_float(name: str, value: Any) -> float:
+    """A real number as a float; an int beyond float64's range becomes an infinity of its sign."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
-def base(value: Any) -> float:
-    """The frequency base: a finite real number greater than 1."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"base must be a real number, got {value!r} of type {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value) or value <= 1.0:
-        raise ValueError(f"base must be finite and > 1, got {value}")
+def _describe(value: Any) -> str:
+    """``repr(value)``, except that an integer too long to read is given by its length."""
+    text = repr(value)
+    if isinstance(value, numbers.Integral) and len(text) > 30:
+        return f"an integer of {len(str(abs(int(value))))} digits"
+    return text
+
+
+def real(name: str, value: Any, *, minimum: float | None = None, strict: bool = False) -> float:
+    """A finite real number as a ``float``, optionally bounded below (``strict``: strictly greater)."""
+    number = _as_float(name, value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be finite (representable in float64), got {_describe(value)}")
+    if minimum is not None and (number <= minimum if strict else number < minimum):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {number:g}")
+    return number
+
+
+def boolean(name: str, value: Any) -> bool:
+    """``True`` or ``False`` (NumPy's bool too); no truthy stand-ins such as 1 or "yes"."""
+    if not _is_bool(value):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def choice(name: str, value: Any, options: Sequence[str]) -> str:
+    """One of a fixed set of names."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}, got {value!r}")
     return value
 
 
 def layout(value: Any) -> str:
     """A channel layout name."""
-    if value not in LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(map(repr, LAYOUTS))}, got {value!r}")
+    return choice("layout", value, LAYOUTS)
+
+
+def width(value: Any, name: str = "width") -> int:
+    """A model width: a positive even integer (channels come in sine/cosine pairs), at most MAX_WIDTH."""
+    value = integer(name, value)
+    if value <= 0 or value % 2:
+        raise ValueError(f"{name} must be a positive even integer (channels come in pairs), got {value}")
+    return channel_count(value, name)
+
+
+def channel_count(value: int, name: str) -> int:
+    """Reject a channel count above MAX_WIDTH (the frequency table would take minutes)."""
+    if value > MAX_WIDTH:
+        raise ValueError(f"{name} must be <= {MAX_WIDTH} (2**16, posenc's widest encoding), got {value}")
     return value
+
+
+def base(value: Any) -> float:
+    """The frequency base: a finite real number greater than 1."""
+    number = _as_float("base", value)
+    if not (math.isfinite(number) and number > 1.0):
+        raise ValueError(f"base must be finite and > 1, got {_describe(value)}")
+    return number
 
 
 def float_dtype(value: Any) -> np.dtype:
@@ -65,43 +137,154 @@ def float_dtype(value: Any) -> np.dtype:
     return dtype
 
 
-def _integer_valued(name: str, array: np.ndarray, *, allow_negative: bool) -> np.ndarray:
-    """Return ``array`` as int64 after checking every entry is a finite, exact integer."""
-    if array.dtype == np.bool_:
-        raise TypeError(f"{name} must hold integers, got booleans")
-    if not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
-        raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
+def elements(names: str, *sizes: int) -> None:
+    """Reject a request for an array of ``prod(sizes)`` elements above MAX_ELEMENTS, before allocating."""
+    count = math.prod(sizes)
+    if count > MAX_ELEMENTS:
+        raise ValueError(
+            f"{names}: the array would have {count} elements, more than posenc's limit of {MAX_ELEMENTS} (2**27)"
+        )
+
+
+_BELOW_EXACT_LIMIT = "below 2**53 in magnitude (exact in float64)"
+_WITHIN_INT64 = "within int64"
+_OFFSET_RULE = "below 2**53 in magnitude (the range of position ids, where phases have accurate cosines)"
+
+
+def _too_large_for_int64(name: str, array: np.ndarray, rule: str) -> None:
+    """Python integers beyond int64 arrive as an object array: say they are too large, not of a bad type."""
+    if array.dtype == object and array.size and all(
+        isinstance(item, numbers.Integral) and not _is_bool(item) for item in array.flat
+    ):
+        raise ValueError(f"{name} must be {rule}, got an integer beyond int64")
+
+
+def _real_array(name: str, value: Any, *, what: str, rule: str) -> np.ndarray:
+    """``value`` as an array of integers or floats; an empty list (float64 to NumPy) counts as integers."""
+    array = np.asarray(value)
+    _too_large_for_int64(name, array, rule)
+    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        raise TypeError(f"{name} must hold {what}, got dtype {array.dtype}")
+    if array.size == 0:
+        return array.astype(np.int64)
+    return array
+
+
+def _below_exact_limit(name: str, array: np.ndarray, rule: str = _BELOW_EXACT_LIMIT) -> None:
+    if array.size and np.max(np.abs(array.astype(np.float64))) >= EXACT_INTEGER_LIMIT:
+        raise ValueError(f"{name} must be {rule}")
+
+
+def integer_array(name: str, value: Any, *, what: str = "integers") -> np.ndarray:
+    """An array of any shape holding integers (an integer dtype; an empty list is accepted), as int64."""
+    array = _real_array(name, value, what=what, rule=_WITHIN_INT64)
+    if not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must hold {what}, got dtype {array.dtype}")
+    if array.dtype == np.uint64 and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} must be {_WITHIN_INT64}, got {array.max()}")  # would wrap to negative
+    return array.astype(np.int64)
+
+
+def position_ids(value: Any, name: str = "position_ids") -> np.ndarray:
+    """A one-dimensional sequence of non-negative integer position ids below 2**53 (may be empty), as int64.
+
+    Integral floats are accepted.
+    """
+    array = _real_array(name, value, what="integers", rule=_BELOW_EXACT_LIMIT)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
     if np.issubdtype(array.dtype, np.floating):
         if not np.all(np.isfinite(array)):
             raise ValueError(f"{name} must be finite, got NaN or infinity")
         if np.any(array != np.trunc(array)):
             raise ValueError(f"{name} must be whole numbers, got a fractional value")
-    limit = EXACT_INTEGER_LIMIT
-    if array.size and np.max(np.abs(array.astype(np.float64))) >= limit:
-        raise ValueError(f"{name} must be below 2**53 in magnitude (exact in float64)")
-    if not allow_negative and array.size and np.min(array) < 0:
+    _below_exact_limit(name, array)
+    if array.size and np.min(array) < 0:
         raise ValueError(f"{name} must be >= 0, got {np.min(array)}")
     return array.astype(np.int64)
 
 
-def position_ids(value: Any, name: str = "position_ids") -> np.ndarray:
-    """A one-dimensional sequence of non-negative integer position ids (may be empty)."""
-    array = np.asarray(value)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
-    if array.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    return _integer_valued(name, array, allow_negative=False)
-
-
 def offsets(value: Any, name: str = "offset") -> np.ndarray:
-    """One offset or an array of them: finite real numbers of any sign."""
+    """One offset or an array of them: finite real numbers of any sign below 2**53 in magnitude, as float64.
+
+    The bound is that of position ids (an offset is a difference of two of them); it also keeps
+    every phase ``offset * omega`` (omega <= 1) within PHASE_LIMIT.
+    """
     array = np.asarray(value)
-    if array.dtype == np.bool_ or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
+    _too_large_for_int64(name, array, _OFFSET_RULE)
+    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
         raise TypeError(f"{name} must be a real number or an array of them, got {value!r}")
     array = array.astype(np.float64)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite, got NaN or infinity")
+    _below_exact_limit(name, array, _OFFSET_RULE)
+    return array
+
+
+def phases(ids: np.ndarray, frequencies: np.ndarray, name: str) -> None:
+    """Reject position ids and frequencies whose largest phase ``t * omega`` reaches PHASE_LIMIT."""
+    if not (ids.size and frequencies.size):
+        return
+    t = float(np.max(np.abs(ids)))
+    omega = float(np.max(np.abs(frequencies)))
+    if t * omega >= PHASE_LIMIT:
+        raise ValueError(
+            f"position_ids times {name} must stay below 2**53 radians (beyond it a phase has no accurate "
+            f"sine in float64), got position id {t:.0f} times {name} {omega:g} = {t * omega:g}"
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Arguments of posenc.conventions
+
+
+def embedding_width(value: Any, schedule: str) -> int:
+    """A sinusoidal width that may be odd (fairseq pads it with a zero channel); at least one pair."""
+    value = integer("width", value)
+    if value < 2:
+        raise ValueError(f"width must be >= 2 (at least one sine/cosine pair), got {value}")
+    if schedule == "fairseq" and value < 4:
+        raise ValueError(
+            f"width must be >= 4 for the fairseq schedule (its divisor width // 2 - 1 must be positive), got {value}"
+        )
+    return channel_count(value, "width")
+
+
+def optional_index(name: str, value: Any) -> int | None:
+    """None or a non-negative integer."""
+    return None if value is None else integer(name, value, minimum=0)
+
+
+def token_ids(value: Any) -> np.ndarray:
+    """Token ids of shape (..., sequence) with at least one axis, as int64."""
+    array = integer_array("input_ids", value, what="integer token ids")
+    if array.ndim < 1:
+        raise ValueError(f"input_ids must have at least one axis (..., sequence), got shape {array.shape}")
+    return array
+
+
+def rotary_dim(value: Any, channels: int, channels_name: str) -> int:
+    """The number of rotated channels: even, at most ``channels``; None means all of them."""
+    if value is None:
+        if channels % 2:
+            raise ValueError(
+                f"{channels_name} must be even when rotary_dim is not given (channels come in pairs), got {channels}"
+            )
+        return channel_count(channels, channels_name)
+    value = width(value, name="rotary_dim")
+    if value > channels:
+        raise ValueError(f"rotary_dim must be <= {channels_name} ({channels}), got {value}")
+    return value
+
+
+def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarray:
+    """One finite, non-negative angular frequency per rotated pair, as float64."""
+    array = np.asarray(value)
+    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if array.shape != (pairs,):
+        raise ValueError(f"{name} must have shape ({pairs},) (one per rotated pair), got shape {array.shape}")
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{name} must be finite and >= 0")
     return array

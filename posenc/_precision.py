@@ -7,8 +7,9 @@ sine is off by up to about 1e-7. This module keeps the phase exact instead:
 1. The frequency is held in *turns*, ``f = omega / (2 pi)``, as a double-double
    ``f_hi + f_lo`` (|error| < 2**-100 f), computed once with the standard library's
    ``decimal`` at 45 digits from the exact binary value of ``base`` (or of a given frequency).
-2. ``t * f_hi`` is formed exactly as ``p + e`` (Dekker's product with Veltkamp splitting; t is
-   an integer below 2**53, exact in float64), and ``t * f_lo`` is added as ``g``.
+2. ``t * f_hi`` is formed exactly as ``p + e`` (Dekker's product with Veltkamp splitting, exact
+   for any float64 t: an integer id below 2**53, or a real offset for ``posenc.kernel``), and
+   ``t * f_lo`` is added as ``g``.
 3. Whole turns are dropped exactly: ``p`` is rounded to a multiple of 2**-27 (``q``), the
    remainder ``p - q`` is exact, and so is the fractional part ``c = q - rint(q)``. The phase
    modulo one turn is ``c + w`` with ``w = (p - q) + e + g`` small (|w| < 4e-7 turns).
@@ -18,8 +19,9 @@ sine is off by up to about 1e-7. This module keeps the phase exact instead:
    library sine and cosine of ``x_h`` in [-pi, pi].
 
 The float64 result is within about 2e-16 of the exact value for every t below 2**31 (tests
-check 1e-15 against mpmath at 50 digits); the error stays below 1e-15 up to t = 2**53 for
-frequencies of at most one radian per position. Work is done in blocks of rows that stay in
+check 1e-15 against mpmath at 50 digits); the error stays below 1e-15 for every phase
+``t * omega`` below 2**53 radians (any id below 2**53 at frequencies of at most one radian per
+position). Past that the public functions refuse the arguments (``_checks.PHASE_LIMIT``). Work is done in blocks of rows that stay in
 cache, so the extra arithmetic costs far less than the two transcendental calls it shares
 with the naive path.
 """
@@ -111,7 +113,9 @@ def sincos_into(
 ) -> None:
     """Write ``sin(2 pi t f)`` and ``cos(2 pi t f)`` for every (t, f) into two (n, m) arrays.
 
-    ``ids`` are integers in [0, 2**53) (shape (n,)); ``turns`` is (f_hi, f_lo), shape (m,).
+    ``ids`` are real numbers, shape (n,): position ids, or offsets of either sign; ``turns`` is
+    (f_hi, f_lo), shape (m,). Accurate while every ``|t| * 2 pi f`` is below 2**53 (the
+    callers check it).
     The outputs may be strided views of any floating dtype: each float64 block is rounded
     into them once.
     """

@@ -19,7 +19,6 @@ within 1e-15 of the exact values for position ids below 2**31.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Mapping
 
 import numpy as np
@@ -30,64 +29,6 @@ from .encodings import DEFAULT_BASE
 
 SCHEDULES = ("paper", "fairseq")
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3")
-
-# ---------------------------------------------------------------------------------------
-# Argument checks for the arguments the foundation's _checks does not cover
-
-
-def _real(name: str, value: Any, *, minimum: float | None = None, strict: bool = False) -> float:
-    """A finite real number, optionally bounded below (``strict``: strictly greater)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    if minimum is not None and (value <= minimum if strict else value < minimum):
-        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum:g}, got {value:g}")
-    return value
-
-
-def _schedule(value: Any) -> str:
-    if value not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, got {value!r}")
-    return value
-
-
-def _any_width(value: Any, schedule: str) -> int:
-    """A width that may be odd (fairseq pads it with a zero channel); at least one pair."""
-    value = _checks.integer("width", value)
-    if value < 2:
-        raise ValueError(f"width must be >= 2 (at least one sine/cosine pair), got {value}")
-    if schedule == "fairseq" and value < 4:
-        raise ValueError(
-            f"width must be >= 4 for the fairseq schedule (its divisor width // 2 - 1 must be positive), got {value}"
-        )
-    return value
-
-
-def _optional_index(name: str, value: Any) -> int | None:
-    return None if value is None else _checks.integer(name, value, minimum=0)
-
-
-def _token_ids(value: Any) -> np.ndarray:
-    array = np.asarray(value)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"input_ids must hold integer token ids, got dtype {array.dtype}")
-    if array.ndim < 1:
-        raise ValueError(f"input_ids must have at least one axis (..., sequence), got shape {array.shape}")
-    return array.astype(np.int64)
-
-
-def _rotary_dim(value: Any, width: int, width_name: str) -> int:
-    if value is None:
-        if width % 2:
-            raise ValueError(f"{width_name} must be even when rotary_dim is not given (channels come in pairs), got {width}")
-        return width
-    value = _checks.width(value, name="rotary_dim")
-    if value > width:
-        raise ValueError(f"rotary_dim must be <= {width_name} ({width}), got {value}")
-    return value
-
 
 # ---------------------------------------------------------------------------------------
 # Sinusoidal: schedules, fairseq's embedding and its position ids
@@ -110,8 +51,8 @@ def schedule_frequencies(width: int, *, base: float = DEFAULT_BASE, schedule: st
     >>> schedule_frequencies(8, schedule="fairseq").round(6).tolist()
     [1.0, 0.046416, 0.002154, 0.0001]
     """
-    schedule = _schedule(schedule)
-    width = _any_width(width, schedule)
+    schedule = _checks.choice("schedule", schedule, SCHEDULES)
+    width = _checks.embedding_width(width, schedule)
     base = _checks.base(base)
     return _precision.power_values(base, *_schedule_parameters(width, schedule)).copy()
 
@@ -136,12 +77,13 @@ def sinusoidal_embedding(
     [[0.0, 0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0], [0.909, 0.0, -0.416, 1.0, 0.0]]
     """
     ids = _checks.position_ids(position_ids)
-    schedule = _schedule(schedule)
-    width = _any_width(width, schedule)
+    schedule = _checks.choice("schedule", schedule, SCHEDULES)
+    width = _checks.embedding_width(width, schedule)
     base = _checks.base(base)
     layout = _checks.layout(layout)
-    padding_idx = _optional_index("padding_idx", padding_idx)
+    padding_idx = _checks.optional_index("padding_idx", padding_idx)
     dtype = _checks.float_dtype(dtype)
+    _checks.elements("position_ids and width", ids.size, width)
     step, denominator, pairs = _schedule_parameters(width, schedule)
     out = np.zeros((ids.size, width), dtype=dtype)
     if layout == "halves":
@@ -160,16 +102,24 @@ def fairseq_position_ids(input_ids: ArrayLike, padding_idx: int, *, cache_length
     Along the last axis, the k-th non-padding token (k = 1, 2, ...) gets
     ``padding_idx + cache_length + k`` and every padding token gets ``padding_idx`` (whose
     embedding row is zero). ``cache_length`` counts tokens already decoded (a KV cache).
-    Same shape as ``input_ids``, int64.
+    Same shape as ``input_ids``, int64. Every id must stay below 2**53, like any position id.
 
     >>> fairseq_position_ids([[5, 6, 7, 1, 1], [1, 1, 8, 9, 4]], padding_idx=1).tolist()
     [[2, 3, 4, 1, 1], [1, 1, 2, 3, 4]]
     """
-    tokens = _token_ids(input_ids)
-    padding_idx = _checks.integer("padding_idx", padding_idx, minimum=0)
-    cache_length = _checks.integer("cache_length", cache_length, minimum=0)
+    tokens = _checks.token_ids(input_ids)
+    limit = _checks.EXACT_INTEGER_LIMIT - 1
+    padding_idx = _checks.integer("padding_idx", padding_idx, minimum=0, maximum=limit)
+    cache_length = _checks.integer("cache_length", cache_length, minimum=0, maximum=limit)
     mask = (tokens != padding_idx).astype(np.int64)
-    return (np.cumsum(mask, axis=-1) + cache_length) * mask + padding_idx
+    counts = np.cumsum(mask, axis=-1)
+    largest = padding_idx + cache_length + (int(counts.max()) if counts.size else 0)  # Python int: no wrap
+    if largest > limit:
+        raise ValueError(
+            f"padding_idx + cache_length + tokens per row must stay below 2**53 (position ids exact in float64), "
+            f"got {padding_idx} + {cache_length} + {largest - padding_idx - cache_length}"
+        )
+    return (counts + cache_length) * mask + padding_idx
 
 
 def fairseq_embedding(
@@ -217,25 +167,13 @@ def rope_permutation(
     """
     head_dim = _checks.width(head_dim, name="head_dim")
     n_heads = _checks.integer("n_heads", n_heads, minimum=1)
-    rotary_dim = _rotary_dim(rotary_dim, head_dim, "head_dim")
-    if not isinstance(inverse, (bool, np.bool_)):
-        raise TypeError(f"inverse must be True or False, got {inverse!r}")
+    rotary_dim = _checks.rotary_dim(rotary_dim, head_dim, "head_dim")
+    inverse = _checks.boolean("inverse", inverse)
+    _checks.elements("n_heads and head_dim", n_heads, head_dim)
     one = np.concatenate([np.arange(0, rotary_dim, 2), np.arange(1, rotary_dim, 2), np.arange(rotary_dim, head_dim)])
     if inverse:
         one = np.argsort(one)
     return (np.arange(n_heads)[:, None] * head_dim + one[None, :]).ravel().astype(np.int64)
-
-
-def _frequency_array(value: Any, pairs: int) -> np.ndarray:
-    array = np.asarray(value)
-    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
-        raise TypeError(f"inv_freq must be an array of real numbers, got dtype {array.dtype}")
-    array = array.astype(np.float64)
-    if array.shape != (pairs,):
-        raise ValueError(f"inv_freq must have shape ({pairs},) (one per rotated pair), got shape {array.shape}")
-    if not np.all(np.isfinite(array)) or np.any(array < 0):
-        raise ValueError("inv_freq must be finite and >= 0")
-    return array
 
 
 def apply_rope(
@@ -256,7 +194,9 @@ def apply_rope(
     ``position_ids[j] * inv_freq[r]``, where ``inv_freq`` defaults to
     ``base ** (-2 r / rotary_dim)`` (use ``rope_scaling_frequencies`` for scaled variants).
     The rotated channels are multiplied by ``attention_factor`` (YaRN's; Hugging Face folds
-    it into cos and sin). With the defaults this is ``posenc.rope``. Float64 result.
+    it into cos and sin). With the defaults this is ``posenc.rope``. Float64 result. Every
+    phase ``position_ids[j] * inv_freq[r]`` must be below 2**53 radians, the range in which
+    posenc's phases are accurate (any id below 2**53 qualifies for frequencies up to 1).
     """
     values = np.asarray(x)
     if values.dtype == np.bool_ or not (np.issubdtype(values.dtype, np.floating) or np.issubdtype(values.dtype, np.integer)):
@@ -266,18 +206,20 @@ def apply_rope(
     d = values.shape[-1]
     if d == 0:
         raise ValueError("x's last axis must not be empty")
-    rotary_dim = _rotary_dim(rotary_dim, d, "x's last axis")
+    rotary_dim = _checks.rotary_dim(rotary_dim, d, "x's last axis")
     ids = _checks.position_ids(position_ids)
     if ids.size != values.shape[-2]:
         raise ValueError(f"position_ids must have one id per row of x: got {ids.size} ids for {values.shape[-2]} rows")
     base = _checks.base(base)
     layout = _checks.layout(layout)
-    attention_factor = _real("attention_factor", attention_factor)
+    attention_factor = _checks.real("attention_factor", attention_factor)
     half = rotary_dim // 2
     if inv_freq is None:
         turns = _precision.power_turns(base, 2, rotary_dim, half)
     else:
-        turns = _precision.value_turns(_frequency_array(inv_freq, half))
+        frequencies = _checks.frequency_array(inv_freq, half)
+        _checks.phases(ids, frequencies, "inv_freq")
+        turns = _precision.value_turns(frequencies)
     sin, cos = _precision.sincos(ids, turns)
     if attention_factor != 1.0:
         sin, cos = sin * attention_factor, cos * attention_factor
@@ -311,7 +253,7 @@ def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
 
 def linear_scaled_frequencies(dim: int, *, base: float = DEFAULT_BASE, factor: float) -> np.ndarray:
     """Position interpolation ("linear"): every inverse frequency divided by ``factor``."""
-    factor = _real("factor", factor, minimum=0.0, strict=True)
+    factor = _checks.real("factor", factor, minimum=0.0, strict=True)
     return rope_frequencies(dim, base=base) / factor
 
 
@@ -334,15 +276,22 @@ def dynamic_ntk_frequencies(
     if dim < 4:
         raise ValueError(f"dim must be >= 4 for dynamic NTK scaling (its exponent divides by dim - 2), got {dim}")
     base = _checks.base(base)
-    factor = _real("factor", factor, minimum=0.0, strict=True)
+    factor = _checks.real("factor", factor, minimum=0.0, strict=True)
     max_position_embeddings = _checks.integer("max_position_embeddings", max_position_embeddings, minimum=1)
     length = max_position_embeddings if seq_len is None else _checks.integer("seq_len", seq_len, minimum=0)
     length = max(length, max_position_embeddings)
     stretch = factor * length / max_position_embeddings - (factor - 1)
-    if stretch <= 0:
-        raise ValueError(f"factor {factor:g} gives a non-positive base stretch {stretch:g} at seq_len {length}")
-    new_base = base * stretch ** (dim / (dim - 2))
-    return _precision.power_values(_checks.base(new_base), 2, dim, dim // 2).copy()
+    try:
+        new_base = base * stretch ** (dim / (dim - 2)) if stretch > 0 else 0.0
+    except OverflowError:
+        new_base = math.inf
+    if not (math.isfinite(new_base) and new_base > 1):
+        # Exactly the base is > 1 and stretch >= 1; only float64 rounding of a huge factor gets here.
+        raise ValueError(
+            f"factor must keep the scaled base finite and > 1 in float64: factor {factor:g} at seq_len {length} "
+            f"gives stretch {stretch:g} and base {new_base:g}"
+        )
+    return _precision.power_values(new_base, 2, dim, dim // 2).copy()
 
 
 def yarn_frequencies(
@@ -371,25 +320,35 @@ def yarn_frequencies(
     """
     dim = _rope_dim(dim)
     base = _checks.base(base)
-    factor = _real("factor", factor, minimum=0.0, strict=True)
+    factor = _checks.real("factor", factor, minimum=0.0, strict=True)
     original = _checks.integer("original_max_position_embeddings", original_max_position_embeddings, minimum=1)
-    beta_fast = _real("beta_fast", beta_fast, minimum=0.0, strict=True)
-    beta_slow = _real("beta_slow", beta_slow, minimum=0.0, strict=True)
-    if not isinstance(truncate, (bool, np.bool_)):
-        raise TypeError(f"truncate must be True or False, got {truncate!r}")
+    beta_fast = _checks.real("beta_fast", beta_fast, minimum=0.0, strict=True)
+    beta_slow = _checks.real("beta_slow", beta_slow, minimum=0.0, strict=True)
+    truncate = _checks.boolean("truncate", truncate)
 
     def mscale_of(scale: float, coefficient: float = 1.0) -> float:
         return 1.0 if scale <= 1 else 0.1 * coefficient * math.log(scale) + 1.0
 
     if attention_factor is not None:
-        attention_factor = _real("attention_factor", attention_factor)
+        attention_factor = _checks.real("attention_factor", attention_factor)
     else:
         if mscale is not None:
-            mscale = _real("mscale", mscale)
+            mscale = _checks.real("mscale", mscale)
         if mscale_all_dim is not None:
-            mscale_all_dim = _real("mscale_all_dim", mscale_all_dim)
+            mscale_all_dim = _checks.real("mscale_all_dim", mscale_all_dim)
         if mscale and mscale_all_dim:
-            attention_factor = mscale_of(factor, mscale) / mscale_of(factor, mscale_all_dim)
+            denominator = mscale_of(factor, mscale_all_dim)
+            if denominator == 0:
+                raise ValueError(
+                    f"mscale_all_dim must not make its scale 0.1 * mscale_all_dim * ln(factor) + 1 zero "
+                    f"(the attention factor divides by it), got mscale_all_dim {mscale_all_dim:g} with factor {factor:g}"
+                )
+            attention_factor = mscale_of(factor, mscale) / denominator
+            if not math.isfinite(attention_factor):
+                raise ValueError(
+                    f"mscale and mscale_all_dim must give a finite attention factor, got mscale {mscale:g}, "
+                    f"mscale_all_dim {mscale_all_dim:g} with factor {factor:g}"
+                )
         else:
             attention_factor = mscale_of(factor)
 
@@ -426,9 +385,9 @@ def llama3_frequencies(
     ``s = (L / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)`` as
     ``(1 - s) omega / factor + s omega``.
     """
-    factor = _real("factor", factor, minimum=0.0, strict=True)
-    low_freq_factor = _real("low_freq_factor", low_freq_factor, minimum=0.0, strict=True)
-    high_freq_factor = _real("high_freq_factor", high_freq_factor, minimum=0.0, strict=True)
+    factor = _checks.real("factor", factor, minimum=0.0, strict=True)
+    low_freq_factor = _checks.real("low_freq_factor", low_freq_factor, minimum=0.0, strict=True)
+    high_freq_factor = _checks.real("high_freq_factor", high_freq_factor, minimum=0.0, strict=True)
     if high_freq_factor <= low_freq_factor:
         raise ValueError(
             f"high_freq_factor must be > low_freq_factor, got {high_freq_factor:g} <= {low_freq_factor:g}"
@@ -538,13 +497,10 @@ def t5_relative_position_bucket(
     >>> t5_relative_position_bucket([-200, -20, -1, 0, 1, 20, 200]).tolist()
     [15, 10, 1, 0, 17, 26, 31]
     """
-    array = np.asarray(relative_position)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(f"relative_position must hold integers, got dtype {array.dtype}")
+    array = _checks.integer_array("relative_position", relative_position)
     if array.size and np.max(np.abs(array.astype(np.float64))) >= 2**24:
         raise ValueError("relative_position must be below 2**24 in magnitude (exact in float32, as T5 needs)")
-    if not isinstance(bidirectional, (bool, np.bool_)):
-        raise TypeError(f"bidirectional must be True or False, got {bidirectional!r}")
+    bidirectional = _checks.boolean("bidirectional", bidirectional)
     num_buckets = _checks.integer("num_buckets", num_buckets, minimum=4 if bidirectional else 2)
     buckets = num_buckets // 2 if bidirectional else num_buckets
     max_exact = buckets // 2

@@ -7,11 +7,13 @@ Conventions (see the site's deep dive and the derivation registry, ``posenc.deri
 * Position ids are explicit integers; nothing assumes a sequence starts at 0.
 * The "interleaved" layout puts sin(t omega_r) at channel 2r and cos(t omega_r) at 2r + 1
   (the original paper); "halves" puts every sine first, then every cosine.
+* Limits: position ids and offsets must be below 2**53 in magnitude (exact in float64); no
+  call builds an array of more than 2**27 elements or an encoding of more than 2**16
+  channels. A request beyond a limit raises ``ValueError`` naming the argument before any
+  work is done.
 """
 
 from __future__ import annotations
-
-
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -67,6 +69,7 @@ def sinusoidal(
     base = _checks.base(base)
     layout = _checks.layout(layout)
     dtype = _checks.float_dtype(dtype)
+    _checks.elements("position_ids and width", ids.size, width)
     half = width // 2
     out = np.empty((ids.size, width), dtype=dtype)
     if layout == "halves":
@@ -77,49 +80,71 @@ def sinusoidal(
     return out
 
 
-def _pair_rotation(angle: np.ndarray) -> np.ndarray:
-    """The matrix [[cos a, sin a], [-sin a, cos a]] that advances (sin x, cos x) to x + a."""
-    cos, sin = np.cos(angle), np.sin(angle)
-    return np.stack([np.stack([cos, sin], -1), np.stack([-sin, cos], -1)], -2)
+def _offset_sincos(k: np.ndarray, width: int, base: float) -> tuple[np.ndarray, np.ndarray]:
+    """Accurate ``sin(k omega_r)`` and ``cos(k omega_r)``, shape ``k.shape + (width // 2,)``.
+
+    The phases are those of ``sinusoidal`` (see posenc._precision), valid for real k too; the
+    offset check keeps |k| below 2**53, so every phase stays below 2**53 radians.
+    """
+    half = width // 2
+    _checks.elements("offset and width", k.size, half)
+    sines, cosines = _precision.sincos(k.ravel(), _precision.power_turns(base, 2, width, half))
+    return sines.reshape(k.shape + (half,)), cosines.reshape(k.shape + (half,))
 
 
 def shift_operator(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
     """The block-diagonal matrix T_k with ``P(t + k) = T_k @ P(t)`` (interleaved layout).
 
     ``offset`` is one number (result ``(width, width)``) or an array of them (result
-    ``offset.shape + (width, width)``). T_k does not depend on t: derivation ``block-shift``.
+    ``offset.shape + (width, width)``), each below 2**53 in magnitude like a position id.
+    T_k does not depend on t: derivation ``block-shift``. Its rotation angles are the accurate
+    phases of ``sinusoidal``.
     """
     k = _checks.offsets(offset)
-    omega = frequencies(width, base=base)
-    blocks = _pair_rotation(np.multiply.outer(k, omega))  # (..., d/2, 2, 2)
+    width = _checks.width(width)
+    base = _checks.base(base)
+    _checks.elements("offset and width", k.size, width, width)
+    sin, cos = _offset_sincos(k, width, base)
     out = np.zeros(k.shape + (width, width))
-    for r in range(omega.size):
-        out[..., 2 * r : 2 * r + 2, 2 * r : 2 * r + 2] = blocks[..., r, :, :]
+    for r in range(width // 2):
+        # [[cos a, sin a], [-sin a, cos a]] advances (sin x, cos x) to x + a
+        out[..., 2 * r, 2 * r] = out[..., 2 * r + 1, 2 * r + 1] = cos[..., r]
+        out[..., 2 * r, 2 * r + 1] = sin[..., r]
+        out[..., 2 * r + 1, 2 * r] = -sin[..., r]
     return out
 
 
 def kernel(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray | float:
     """The dot product ``P(t) . P(t + offset) = sum_r cos(omega_r * offset)`` (derivation ``kernel``).
 
-    Returns a float for a scalar offset and an array of the offsets' shape otherwise.
+    Returns a float for a scalar offset and an array of the offsets' shape otherwise. Offsets
+    must be below 2**53 in magnitude, like position ids; the cosines are the accurate ones of
+    ``sinusoidal``, so ``kernel(t - s)`` equals the dot product of ``sinusoidal([t, s])``'s
+    rows to within rounding at every such offset (a naive ``cos(omega_r * offset)`` would see
+    phases rounded to a grid of 1 radian near 2**53).
 
     >>> round(kernel(6, 8), 2)
     3.78
     """
     k = _checks.offsets(offset)
-    values = np.cos(np.multiply.outer(k, frequencies(width, base=base))).sum(axis=-1)
+    width = _checks.width(width)
+    base = _checks.base(base)
+    values = _offset_sincos(k, width, base)[1].sum(axis=-1)
     return float(values) if values.ndim == 0 else values
 
 
 def squared_distance(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray | float:
     """``|P(t) - P(t + offset)|^2 = width - 2 * kernel(offset)`` (derivation ``distance``).
 
-    Computed as ``4 sum_r sin^2(omega_r offset / 2)``, which keeps full relative accuracy
-    at small offsets where ``width - 2 kernel`` would cancel.
+    Computed as ``4 sum_r sin^2(omega_r offset / 2)`` with the accurate phases of ``sinusoidal``,
+    which keeps full relative accuracy at small offsets where ``width - 2 kernel`` would
+    cancel. Offsets must be below 2**53 in magnitude, as for ``kernel``.
     """
     k = _checks.offsets(offset)
-    half = np.sin(0.5 * np.multiply.outer(k, frequencies(width, base=base)))
-    values = 4.0 * np.square(half).sum(axis=-1)
+    width = _checks.width(width)
+    base = _checks.base(base)
+    half_angle_sines = _offset_sincos(k / 2, width, base)[0]  # k / 2 is exact in float64
+    values = 4.0 * np.square(half_angle_sines).sum(axis=-1)
     return float(values) if values.ndim == 0 else values
 
 
@@ -148,6 +173,7 @@ def rope(
     d = values.shape[-1]
     if d == 0 or d % 2:
         raise ValueError(f"x's last axis must be a positive even size (channels come in pairs), got {d}")
+    _checks.channel_count(d, "x's last axis")
     ids = _checks.position_ids(position_ids)
     if ids.size != values.shape[-2]:
         raise ValueError(
@@ -183,6 +209,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     [0.25, 0.0625, 0.015625, 0.00390625]
     """
     n = _checks.integer("n_heads", n_heads, minimum=1)
+    _checks.elements("n_heads", n)
 
     def power_of_two(count: int) -> np.ndarray:
         return 2.0 ** (-8.0 * np.arange(1, count + 1) / count)
@@ -201,6 +228,7 @@ def alibi_bias(n_heads: int, length: int) -> np.ndarray:
     """
     slopes = alibi_slopes(n_heads)
     length = _checks.integer("length", length, minimum=0)
+    _checks.elements("n_heads and length", slopes.size, length, length)
     i = np.arange(length)
     distance = (i[:, None] - i[None, :]).astype(np.float64)
     bias = -slopes[:, None, None] * distance

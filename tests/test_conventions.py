@@ -331,3 +331,95 @@ def test_every_public_function_is_exported():
                  "t5_relative_position_bucket", "yarn_frequencies"):
         assert getattr(posenc, name) is getattr(conventions, name)
         assert name in posenc.__all__
+
+
+# ---------------------------------------------------------------------------------------
+# Out-of-range arguments: never a wrapped, overflowed or unexplained result
+
+LAST_EXACT = 2**53 - 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(padding_idx=st.integers(0, 2**64), cache_length=st.integers(0, 2**64), tokens=st.integers(1, 4))
+def test_fairseq_position_ids_are_exact_or_rejected_never_wrapped(padding_idx, cache_length, tokens):
+    input_ids = np.full((1, tokens), 7) if padding_idx != 7 else np.full((1, tokens), 8)
+    largest = padding_idx + cache_length + tokens
+    if padding_idx > LAST_EXACT:
+        with pytest.raises(ValueError, match="padding_idx must be <= 9007199254740991"):
+            posenc.fairseq_position_ids(input_ids, padding_idx, cache_length=cache_length)
+    elif cache_length > LAST_EXACT:
+        with pytest.raises(ValueError, match="cache_length must be <= 9007199254740991"):
+            posenc.fairseq_position_ids(input_ids, padding_idx, cache_length=cache_length)
+    elif largest > LAST_EXACT:
+        with pytest.raises(ValueError, match=r"padding_idx \+ cache_length \+ tokens per row must stay below 2\*\*53"):
+            posenc.fairseq_position_ids(input_ids, padding_idx, cache_length=cache_length)
+    else:
+        got = posenc.fairseq_position_ids(input_ids, padding_idx, cache_length=cache_length)
+        assert got.tolist() == [[padding_idx + cache_length + k for k in range(1, tokens + 1)]]
+
+
+def test_fairseq_position_ids_at_the_last_exact_id():
+    got = posenc.fairseq_position_ids([[5, 6]], 1, cache_length=LAST_EXACT - 3)
+    assert got.tolist() == [[LAST_EXACT - 1, LAST_EXACT]]
+    with pytest.raises(ValueError, match="must stay below 2\\*\\*53"):
+        posenc.fairseq_position_ids([[5, 6, 7]], 1, cache_length=LAST_EXACT - 3)
+
+
+def test_apply_rope_with_the_issue_s_frequency():
+    with pytest.raises(ValueError, match="position_ids times inv_freq must stay below 2\\*\\*53 radians"):
+        posenc.apply_rope(np.ones((2, 2)), [0, 3], inv_freq=[1e300])
+    # at id 0 every phase is 0, accurately
+    np.testing.assert_array_equal(posenc.apply_rope(np.ones((1, 2)), [0], inv_freq=[1e300]), [[1.0, 1.0]])
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e20, 1e17])
+def test_dynamic_ntk_factors_that_break_the_scaled_base_are_blamed(factor):
+    with pytest.raises(ValueError, match="factor must keep the scaled base finite and > 1"):
+        posenc.dynamic_ntk_frequencies(64, factor=factor, max_position_embeddings=8, seq_len=16 if factor > 1e100 else 8)
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda: posenc.schedule_frequencies(8, base=10**400), "base must be finite and > 1"),
+        (lambda: posenc.rope_frequencies(8, base=10**400), "base must be finite and > 1"),
+        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], base=10**400), "base must be finite and > 1"),
+        (lambda: posenc.linear_scaled_frequencies(8, factor=10**400), "factor must be finite"),
+        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], attention_factor=-(10**400)), "attention_factor must be finite"),
+        (lambda: posenc.schedule_frequencies(2**63), "width must be <= 65536"),
+        (lambda: posenc.schedule_frequencies(2**63 + 1, schedule="fairseq"), "width must be <= 65536"),
+        (lambda: posenc.sinusoidal_embedding([1], 2**63), "width must be <= 65536"),
+        (lambda: posenc.rope_frequencies(2**63), "dim must be <= 65536"),
+        (lambda: posenc.rope_permutation(2**63), "head_dim must be <= 65536"),
+        (lambda: posenc.rope_permutation(2**16, n_heads=2**12), "n_heads and head_dim: the array would have"),
+        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], rotary_dim=2**63), "rotary_dim must be <= 65536"),
+        (lambda: posenc.sinusoidal_embedding(np.zeros(2**12, dtype=int), 2**16), "position_ids and width: the array"),
+        (lambda: posenc.yarn_frequencies(8, factor=math.e, original_max_position_embeddings=64, mscale=1.0,
+                                         mscale_all_dim=-10.0), "mscale_all_dim must not make its scale"),
+        (lambda: posenc.yarn_frequencies(8, factor=1e10, original_max_position_embeddings=64, mscale=1e308,
+                                         mscale_all_dim=1e-300), "mscale and mscale_all_dim must give a finite"),
+    ],
+)
+def test_out_of_range_arguments_are_named_with_their_rule(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+@pytest.mark.parametrize("empty", [[], [[]], ()])
+def test_empty_id_lists_are_empty_integer_arrays_and_other_empty_types_still_fail(empty):
+    assert posenc.fairseq_position_ids(empty, 1).shape == np.asarray(empty).shape
+    assert posenc.fairseq_position_ids(empty, 1).dtype == np.int64
+    assert posenc.fairseq_embedding(empty, 8, padding_idx=1).shape == np.asarray(empty).shape + (8,)
+    assert posenc.t5_relative_position_bucket(empty).shape == np.asarray(empty).shape
+    # only NumPy's float64 stand-in for "no entries" is taken as integers, not any empty array
+    with pytest.raises(TypeError, match="input_ids must hold integer token ids, got dtype bool"):
+        posenc.fairseq_position_ids(np.array(empty, dtype=bool), 1)
+    with pytest.raises(TypeError, match="relative_position must hold integers, got dtype <U1"):
+        posenc.t5_relative_position_bucket(np.array(empty, dtype="U1"))
+
+
+def test_token_ids_beyond_int64_are_said_to_be_too_large():
+    with pytest.raises(ValueError, match="input_ids must be within int64"):
+        posenc.fairseq_position_ids([[2**64 + 5]], 1)
+    with pytest.raises(ValueError, match="input_ids must be within int64"):
+        posenc.fairseq_position_ids(np.array([[2**63]], dtype=np.uint64), 1)

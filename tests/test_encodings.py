@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
+from posenc import _checks
 
 widths = st.integers(1, 32).map(lambda half: 2 * half)
 ids = st.integers(0, 10**6)
@@ -308,3 +309,102 @@ def test_offsets_must_be_finite(offset):
 def test_offsets_must_be_numbers():
     with pytest.raises(TypeError, match="offset must be a real number"):
         posenc.squared_distance("3", 8)
+
+
+# ---------------------------------------------------------------------------------------
+# Long offsets, size limits and out-of-range arguments
+
+exact_offsets = st.integers(0, 2**53 - 1) | st.integers(2**50, 2**53 - 1)  # large ones often
+huge_offsets = st.integers(2**53, 2**80) | st.floats(2.0**53, 1e308) | st.integers(-(2**80), -(2**53))
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=exact_offsets, width=widths)
+def test_kernel_and_distance_equal_the_accurate_vectors_at_every_accepted_offset(t, width):
+    start, moved = posenc.sinusoidal([0, t], width)
+    tolerance = 1e-15 * width
+    assert math.isclose(posenc.kernel(t, width), float(start @ moved), abs_tol=tolerance)
+    assert math.isclose(posenc.kernel(-t, width), float(start @ moved), abs_tol=tolerance)
+    difference = start - moved
+    assert math.isclose(posenc.squared_distance(t, width), float(difference @ difference), abs_tol=4 * tolerance)
+
+
+@settings(max_examples=30, deadline=None)
+@given(t=exact_offsets, width=st.integers(1, 8).map(lambda half: 2 * half))
+def test_shift_operator_moves_position_0_to_any_accepted_offset(t, width):
+    start, moved = posenc.sinusoidal([0, t], width)
+    np.testing.assert_allclose(posenc.shift_operator(t, width) @ start, moved, rtol=0, atol=1e-15)
+
+
+@settings(max_examples=30, deadline=None)
+@given(offset=huge_offsets)
+def test_offsets_of_2_53_or_more_are_rejected_naming_offset(offset):
+    for function in (posenc.kernel, posenc.squared_distance, posenc.shift_operator):
+        with pytest.raises(ValueError, match=r"offset must be below 2\*\*53 in magnitude"):
+            function(offset, 8)
+        with pytest.raises(ValueError, match=r"offset must be below 2\*\*53 in magnitude"):
+            function([0, offset], 8)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n_heads=st.integers(_checks.MAX_ELEMENTS + 1, 2**70))
+def test_alibi_slopes_beyond_the_element_limit_fail_at_once_naming_n_heads(n_heads):
+    with pytest.raises(ValueError, match=r"n_heads: the array would have \d+ elements, more than posenc's limit"):
+        posenc.alibi_slopes(n_heads)
+
+
+def test_alibi_slopes_at_the_examples_of_the_issue():
+    for n_heads in (2**31, 2**63):
+        with pytest.raises(ValueError, match="n_heads: the array would have"):
+            posenc.alibi_slopes(n_heads)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n_heads=st.integers(1, 64), length=st.integers(0, 2**40))
+def test_alibi_bias_is_built_exactly_when_within_the_element_limit(n_heads, length):
+    if n_heads * length * length > _checks.MAX_ELEMENTS:
+        with pytest.raises(ValueError, match="n_heads and length: the array would have"):
+            posenc.alibi_bias(n_heads, length)
+    elif length <= 64:  # large accepted biases are correct too but slow to build in a test
+        assert posenc.alibi_bias(n_heads, length).shape == (n_heads, length, length)
+
+
+@settings(max_examples=15, deadline=None)
+@given(width=st.integers(2**9, 2**15).map(lambda half: 2 * half), extra=st.integers(1, 1000))  # ids stay small
+def test_sinusoidal_tables_beyond_the_element_limit_fail_before_any_work(width, extra):
+    count = _checks.MAX_ELEMENTS // width + extra  # count * width > MAX_ELEMENTS
+    with pytest.raises(ValueError, match="position_ids and width: the array would have"):
+        posenc.sinusoidal(np.zeros(count, dtype=np.int64), width)
+
+
+@pytest.mark.parametrize("width", [_checks.MAX_WIDTH + 2, 10**9, 2**63])
+def test_widths_beyond_the_channel_limit_fail_at_once_naming_width(width):
+    for call in (posenc.sinusoidal, posenc.kernel, posenc.shift_operator):
+        with pytest.raises(ValueError, match=r"width must be <= 65536"):
+            call([1], width)
+    with pytest.raises(ValueError, match=r"width must be <= 65536"):
+        posenc.frequencies(width)
+    with pytest.raises(ValueError, match=r"x's last axis must be <= 65536"):
+        posenc.rope(np.zeros((1, _checks.MAX_WIDTH + 2)), [0])
+    assert posenc.frequencies(_checks.MAX_WIDTH).shape == (_checks.MAX_WIDTH // 2,)  # the limit itself is fine
+
+
+@pytest.mark.parametrize("base", [10**400, -(10**400)])
+def test_bases_beyond_float64_are_rejected_naming_base(base):
+    with pytest.raises(ValueError, match="base must be finite and > 1, got an integer of 401 digits"):
+        posenc.sinusoidal([1], 8, base=base)
+    with pytest.raises(ValueError, match="base must be finite and > 1"):
+        posenc.frequencies(8, base=base)
+
+
+@pytest.mark.parametrize("position_ids", [[2**70], [-(2**70)], [1, 2**64 + 1]])
+def test_ids_beyond_int64_are_said_to_be_too_large(position_ids):
+    with pytest.raises(ValueError, match=r"position_ids must be below 2\*\*53 in magnitude"):
+        posenc.sinusoidal(position_ids, 8)
+
+
+def test_empty_ids_must_still_have_an_integer_or_float_dtype():
+    with pytest.raises(TypeError, match="position_ids must hold integers, got dtype bool"):
+        posenc.sinusoidal(np.array([], dtype=bool), 8)
+    with pytest.raises(TypeError, match="position_ids must hold integers, got dtype <U1"):
+        posenc.rope(np.zeros((0, 8)), np.array([], dtype="U1"))

@@ -12,6 +12,8 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import posenc
 from posenc import _precision
@@ -148,3 +150,45 @@ def test_double_double_turns_match_mpmath():
     for r in (0, 1, 1000, 2047):
         exact = MP.power(10000, -MP.mpf(2 * r) / 4096) / (2 * MP.pi)
         assert abs((MP.mpf(hi[r]) + MP.mpf(lo[r])) - exact) <= exact * MP.mpf(2) ** -104
+
+
+def exact_omegas(width: int, base: float) -> list[MP.mpf]:
+    return [MP.power(MP.mpf(base), -MP.mpf(2 * r) / width) for r in range(width // 2)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    offset=st.floats(-(2.0**53), 2.0**53, exclude_min=True, exclude_max=True),
+    width=st.integers(1, 16).map(lambda half: 2 * half),
+)
+def test_kernel_and_distance_match_mpmath_at_any_real_offset_below_2_53(offset, width):
+    # real (not only whole) offsets: the reduction splits any float64 exactly
+    omegas = exact_omegas(width, 10000.0)
+    want_kernel = MP.fsum(MP.cos(MP.mpf(offset) * w) for w in omegas)
+    want_distance = 4 * MP.fsum(MP.sin(MP.mpf(offset) * w / 2) ** 2 for w in omegas)
+    assert abs(posenc.kernel(offset, width) - float(want_kernel)) <= TOLERANCE * width
+    assert abs(posenc.squared_distance(offset, width) - float(want_distance)) <= 4 * TOLERANCE * width
+
+
+def test_kernel_at_the_issue_s_offset_is_the_exact_sum():
+    t = 2**52 + 1
+    want = float(MP.fsum(MP.cos(t * w) for w in exact_omegas(64, 10000.0)))
+    assert abs(posenc.kernel(t, 64) - want) <= 64 * TOLERANCE
+    naive = float(np.cos(t * posenc.frequencies(64)).sum())
+    assert abs(naive - want) > 1e-2  # what kernel returned before: the test can tell the two apart
+
+
+@settings(max_examples=60, deadline=None)
+@given(log_phase=st.floats(-20, 1000), position=st.integers(1, 2**53 - 1))
+def test_apply_rope_is_accurate_below_2_53_radians_and_refuses_beyond(log_phase, position):
+    # any inv_freq: phases below the limit are within 1e-15 of exact, larger ones raise, none are wrong
+    frequency = 2.0**log_phase / position
+    x = np.array([[1.0, 0.0]])
+    if position * frequency >= 2.0**53:
+        with pytest.raises(ValueError, match=r"position_ids times inv_freq must stay below 2\*\*53 radians"):
+            posenc.apply_rope(x, [position], inv_freq=[frequency])
+        return
+    out = posenc.apply_rope(x, [position], inv_freq=[frequency])[0]
+    phase = MP.mpf(position) * MP.mpf(frequency)  # exact: 106 bits
+    assert abs(float(out[0] - MP.cos(phase))) <= TOLERANCE
+    assert abs(float(out[1] - MP.sin(phase))) <= TOLERANCE

@@ -202,7 +202,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     """ALiBi's per-head slopes (derivation ``alibi-slopes``).
 
     For a power of two n the slopes are ``2 ** (-8 h / n)``, h = 1..n. Otherwise, with m the
-    largest power of two below n, the first m slopes are those of m heads and the rest are
+    largest power of two not exceeding n, the first m slopes are those of m heads and the rest are
     every other slope of 2m heads, as in the ALiBi reference code.
 
     >>> alibi_slopes(4).tolist()

@@ -154,6 +154,8 @@ def _stop_on_sigterm() -> None:
     """Turn SIGTERM into an exception, so a killed build still removes its scratch files."""
 
     def stop(signum: int, frame: object) -> None:
+        # make passes its own SIGTERM on to us: a second one must not cut the clean-up short.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)

@@ -2,8 +2,10 @@
 #
 # Dependencies are real files: a figure depends on its script, on the helper's files and on the
 # style file (not on the posenc/ directory, whose timestamp does not change when a file in it is
-# edited). Stale figures are queued and rendered in ONE Python process, so Matplotlib is imported
-# once per build rather than once per figure.
+# edited). Deleting, adding or renaming a file moves no timestamp, so each set of inputs also
+# has a list of its file names (build/lists/*) that is rewritten only when the set changes.
+# The stale figures are rendered by one Python process (Matplotlib is imported once), each in a
+# child of its own. A failed build never replaces the last good figure or site/.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -19,29 +21,45 @@ NODE_STAMP := node_modules/.installed
 
 FIGURE_DIR := docs/figures
 FIGURE_SCRIPTS := $(sort $(wildcard figures_src/*.py))
-FIGURES := $(patsubst figures_src/%.py,$(FIGURE_DIR)/%.svg,$(FIGURE_SCRIPTS))
-FIGURE_QUEUE := build/stale-figures
+FIGURES := $(patsubst figures_src/%.py,$(FIGURE_DIR)/%.svg,$(filter figures_src/%.py,$(FIGURE_SCRIPTS)))
 FIGURE_STAMP := build/figures.stamp
+# Why each figure script failed in its last render (the preview shows it on the page).
+FIGURE_ERRORS := build/figure-errors.json
+# Seconds a figure script may run before it is stopped and named.
+FIGURE_TIMEOUT ?= 120
 LIBRARY := $(sort $(wildcard posenc/*.py))
 # What a figure script can see of posenc: the library and the plotting helper with its style
 # (the derivation registry is not drawn from, so editing a proof re-renders nothing).
 FIGURE_INPUTS := $(filter-out posenc/registry.py posenc/derivations.py posenc/verify.py,$(LIBRARY)) \
                  posenc/posenc.mplstyle
 VERIFY_REPORT := build/verify.json
+SITE_DIR := site
 SITE_STAMP := build/site.stamp
 SITE_INPUTS = mkdocs.yml $(LIBRARY) $(shell find docs hooks overrides -type f -not -path 'docs/figures/*' -not -path '*/__pycache__/*' -not -name '.*')
 
-step = @printf '\n==> %s\n' $(1)
+# The file lists: each name is the command that prints one set of input files.
+LISTS := build/lists
+list_figure-scripts := find figures_src -maxdepth 1 -name '*.py'
+list_library := find posenc -maxdepth 1 -type f -not -name '.*'
+list_pages := find mkdocs.yml docs hooks overrides -type f -not -path 'docs/figures/*' -not -path '*/__pycache__/*' -not -name '.*'
 
-.PHONY: all figures verify site serve test bench clean help
+step = @printf '\n==> %s\n' $(1)
+# Stop with a message naming a missing command and how to get it, before anything is built.
+require = @command -v $(1) >/dev/null 2>&1 || { printf '%s\n' "$(1) is not installed or not on PATH: $(2)" >&2; exit 1; }
+NODE_HELP := install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math
+
+.PHONY: all figures verify site serve test bench clean help FORCE
 
 all: site ## Build everything: venv, figures, derivations, site/ (the default)
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
 
+# A changed lock recreates the environment from nothing, so a package dropped from the lock
+# does not stay installed.
 $(VENV_STAMP): requirements.lock pyproject.toml
 	$(call step,"creating $(VENV) from requirements.lock")
+	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
@@ -49,47 +67,56 @@ $(VENV_STAMP): requirements.lock pyproject.toml
 	@touch $@
 
 $(NODE_STAMP): package-lock.json
+	$(call require,npm,$(NODE_HELP))
 	$(call step,"installing KaTeX and axe-core with npm ci")
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-# A stale figure is deleted at once and joins the queue; the stamp's recipe then renders the
-# whole queue in one process. Deleting first means an interrupted or failed render leaves the
-# figure missing, so no later `make` can take the old file as fresh.
-$(FIGURES): $(FIGURE_DIR)/%.svg: figures_src/%.py $(FIGURE_INPUTS) $(VENV_STAMP)
-	@mkdir -p $(dir $(FIGURE_QUEUE))
-	@rm -f $@ $(@:.svg=.json)
-	@echo $< >> $(FIGURE_QUEUE)
+# Checked on every run, rewritten only when the sorted list of names differs.
+$(LISTS)/%: FORCE
+	@mkdir -p $(@D)
+	@$(list_$*) | LC_ALL=C sort > $@.new
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
-# The folder is a prerequisite too: deleting a script changes its timestamp, so the orphan
-# figure is removed below.
-$(FIGURE_STAMP): $(FIGURES) figures_src
-	@mkdir -p $(dir $@)
-	@if [ -s $(FIGURE_QUEUE) ]; then \
-	  printf '\n==> rendering %s stale figure(s)\n' "$$(sort -u $(FIGURE_QUEUE) | wc -l)"; \
-	  $(PY) -m posenc.render --out $(FIGURE_DIR) $$(sort -u $(FIGURE_QUEUE)); \
-	  rm -f $(FIGURE_QUEUE); \
-	fi
-	@# A figure whose script was deleted must not linger on the site.
-	@for f in $(FIGURE_DIR)/*.svg; do \
-	  [ -e "$$f" ] || continue; s=figures_src/$$(basename "$${f%.svg}").py; \
-	  [ -f "$$s" ] || { echo "removing $$f (no $$s)"; rm -f "$$f" "$${f%.svg}.json"; }; \
-	done
-	@touch $@
+FORCE:
+
+# A script whose name holds a space is two words to make; this rule without a recipe lets those
+# words pass as updated, so the renderer runs and rejects the name clearly.
+$(FIGURE_SCRIPTS):
+
+# An output deleted by hand makes its stamp stale.
+if_missing = $(if $(filter-out $(wildcard $(1)),$(1)),FORCE)
+
+# The renderer decides which figures are stale (missing, or older than their script or an
+# input) and removes figures whose script is gone; nothing is queued between runs. The stamp
+# takes the time the recipe started, so a script edited during a render is rendered again.
+$(FIGURE_STAMP): $(FIGURE_SCRIPTS) $(FIGURE_INPUTS) $(LISTS)/figure-scripts $(LISTS)/library $(VENV_STAMP) $(call if_missing,$(FIGURES))
+	@mkdir -p $(@D) && touch $@.start
+	@shopt -s nullglob; $(PY) -m posenc.render --update --out $(FIGURE_DIR) --scratch build/render \
+	  --errors $(FIGURE_ERRORS) --timeout $(FIGURE_TIMEOUT) --depends $(FIGURE_INPUTS) $(VENV_STAMP) -- figures_src/*.py
+	@mv $@.start $@
 
 figures: $(FIGURE_STAMP) ## Render every stale figure (one process for the stale set)
 
-$(VERIFY_REPORT): $(LIBRARY) $(VENV_STAMP)
+$(VERIFY_REPORT): $(LIBRARY) $(LISTS)/library $(VENV_STAMP)
 	$(call step,"proving the derivations")
 	@mkdir -p $(dir $@)
 	$(PY) -m posenc.verify --report $@
 
 verify: $(VERIFY_REPORT) ## Prove every derivation with SymPy (python -m posenc.verify)
 
-$(SITE_STAMP): $(FIGURE_STAMP) $(VERIFY_REPORT) $(NODE_STAMP) $(SITE_INPUTS)
+# mkdocs writes into a fresh folder; site/ is replaced (two renames) only after a build that
+# succeeded, so a failed build leaves the last good site whole.
+$(SITE_STAMP): $(FIGURE_STAMP) $(VERIFY_REPORT) $(NODE_STAMP) $(SITE_INPUTS) $(LISTS)/pages $(LISTS)/library \
+              $(call if_missing,$(SITE_DIR)/index.html)
+	$(call require,node,$(NODE_HELP))
 	$(call step,"building the site with mkdocs build --strict")
-	$(VENV)/bin/mkdocs build --strict
-	@touch $@
+	@touch $@.start
+	@rm -rf build/site.new build/site.old
+	$(VENV)/bin/mkdocs build --strict --site-dir build/site.new
+	@if [ -e $(SITE_DIR) ]; then mv $(SITE_DIR) build/site.old; fi
+	@mv build/site.new $(SITE_DIR) && rm -rf build/site.old
+	@mv $@.start $@
 
 site: $(SITE_STAMP) ## Build the site into site/ (strict: any warning fails)
 
@@ -132,5 +159,5 @@ audit: all ## Print Lighthouse scores and FCP, LCP, TBT, CLS for the main pages 
 	$(PY) tests/lighthouse_audit.py
 
 clean: ## Remove everything make generates (venv and node_modules included)
-	rm -rf site build $(FIGURE_DIR) .cache $(VENV) .venv-peers node_modules .pytest_cache .hypothesis
+	rm -rf $(SITE_DIR) build $(FIGURE_DIR) .cache $(VENV) .venv-peers node_modules .pytest_cache .hypothesis posenc.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

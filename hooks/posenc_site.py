@@ -25,6 +25,11 @@ or derivation ID stops the build):
 ``{{ derivations }}``
     Every registered derivation: statement, assumptions, proof steps, source and BibTeX.
 
+Markers are not expanded inside code: fenced blocks, indented code blocks and inline code
+spans show them as written. In prose, a backslash before the braces shows a marker literally:
+``\\{{ ref: kernel }}`` reads as ``{{ ref: kernel }}`` on the page (Markdown drops the
+backslash that escapes the first brace).
+
 Generated pages (never files in ``docs/``): ``figures/NAME/`` for each rendered figure and
 ``derivations/source/`` with the SymPy source of every proof.
 
@@ -64,9 +69,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "figures"
 VERIFY_REPORT = ROOT / "build" / "verify.json"
 CITATION = ROOT / "CITATION.cff"
+# Written by ``python -m posenc.render --update --errors``: why each failing figure script failed.
+FIGURE_ERRORS = ROOT / "build" / "figure-errors.json"
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
-MARKER = re.compile(r"\{\{\s*(?P<kind>[a-z]+)(?:\s+(?P<spec>[^:}]*?))?\s*(?::\s*(?P<arg>.*?))?\s*\}\}")
-FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+# A backslash before the braces escapes a marker (see the module docstring).
+MARKER = re.compile(r"(?<!\\)\{\{\s*(?P<kind>[a-z]+)(?:\s+(?P<spec>[^:}]*?))?\s*(?::\s*(?P<arg>.*?))?\s*\}\}")
+UNESCAPED_OPENING = re.compile(r"(?<!\\)\{\{")
+NODE_HELP = "install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math"
 
 
 def _relative(page_src: str, target: str) -> str:
@@ -81,7 +90,34 @@ def _figure_meta(name: str) -> dict:
     return json.loads(path.read_text())
 
 
+# {figure name: why its script failed}, as the last render recorded it (read before each build).
+_failed_figures: dict[str, str] = {}
+
+
+def _read_figure_errors() -> dict[str, str]:
+    return json.loads(FIGURE_ERRORS.read_text()) if FIGURE_ERRORS.is_file() else {}
+
+
+def _figure_failure(name: str) -> str:
+    """While previewing, a note under a figure whose script failed; otherwise that failure stops the build."""
+    if name not in _failed_figures:
+        return ""
+    if not _serving:
+        raise PluginError(f"figure {name!r} is stale: figures_src/{name}.py failed in its last render (run make)")
+    last_line = [line for line in _failed_figures[name].splitlines() if line.strip()][-1:] or ["(no message)"]
+    error = textwrap.indent(last_line[0], "        ")
+    return (
+        f'\n!!! failure "figures_src/{name}.py failed"\n\n'
+        "    The preview shows the last good figure, if there is one. The error (the terminal running "
+        "`make serve` has the whole traceback):\n\n"
+        f"    ```text\n{error}\n    ```\n"
+    )
+
+
 def _figure(name: str, page_src: str, *, link_source: bool = True) -> str:
+    failure = _figure_failure(name)
+    if failure and not (FIGURES / f"{name}.json").is_file():
+        return failure  # a new figure whose first render failed: the note stands in for it
     meta = _figure_meta(name)
     alt = meta["alt"].replace("[", "(").replace("]", ")")
     image = _relative(page_src, f"figures/{name}.svg")
@@ -90,7 +126,7 @@ def _figure(name: str, page_src: str, *, link_source: bool = True) -> str:
         f'\n<figure class="posenc-figure" id="fig-{name}" markdown="span">\n'
         f'![{alt}]({image}){{ width="{meta["width"]}" height="{meta["height"]}" }}\n'
         f'<figcaption markdown="span">**{meta["title"]}** {meta["caption"]}{source}</figcaption>\n'
-        "</figure>\n"
+        "</figure>\n" + failure
     )
 
 
@@ -115,16 +151,23 @@ def _eq(identifier: str, page_src: str) -> str:
     )
 
 
-def _calc(expression: str, spec: str | None) -> str:
+def _calc(expression: str, spec: str | None, marker: str) -> str:
+    """``expression``'s value formatted with ``spec``; errors name the ``marker`` they come from."""
     try:
         # Page text is trusted source, like the figure scripts; NumPy needs the real builtins.
         value = eval(expression, {"posenc": posenc, "np": np})  # noqa: S307
     except Exception as error:  # noqa: BLE001 - name the marker that failed
-        raise PluginError(f"calc marker {expression!r} failed: {type(error).__name__}: {error}") from error
+        raise PluginError(f"calc marker {marker!r} failed: {type(error).__name__}: {error}") from error
     array = np.asarray(value)
-    if array.ndim == 0:
-        return format(array.item(), spec or "")
-    return "[" + ", ".join(format(v, spec or "") for v in array.ravel().tolist()) + "]"
+    values = [array.item()] if array.ndim == 0 else array.ravel().tolist()
+    if any(v is None for v in values):
+        raise PluginError(f"calc marker {marker!r} gave None: the expression returns no number to show")
+    try:
+        texts = [format(v, spec or "") for v in values]
+    except (TypeError, ValueError) as error:
+        raise PluginError(f"calc marker {marker!r}: format spec {spec!r} does not apply to "
+                          f"{type(values[0]).__name__} {values[0]!r}: {error}") from error
+    return texts[0] if array.ndim == 0 else "[" + ", ".join(texts) + "]"
 
 
 def _verify_report() -> dict:
@@ -248,7 +291,7 @@ def _cite(what: str, page_src: str, config) -> str:
             records.append(_record(key, f"{{{title}}}", url,
                                    f"Article of the posenc site, version {release['version']}"))
         return "\n".join(table) + "\n\n```bibtex\n" + "\n\n".join(records) + "\n```"
-    raise PluginError(f"{page_src}: unknown cite marker {what!r} (known: site, articles)")
+    raise PluginError(f"unknown cite marker {what!r} (known: site, articles)")
 
 
 def _release_text() -> str:
@@ -267,7 +310,6 @@ def _derivations(page_src: str, site_url: str) -> str:
         index.append(f"| [`{entry.id}`](#{entry.id}) | {summary} | {status} |")
     parts = ["## Index { #index }\n\n" + "\n".join(index) + "\n"]
     for entry in REGISTRY.values():
-        seconds = report[entry.id]["seconds"]
         steps = "\n".join(f"{n}. {step}" for n, step in enumerate(entry.steps, 1))
         assumptions = "; ".join(entry.assumptions)
         bibtex = textwrap.indent(_bibtex(entry, site_url), "        ")
@@ -277,7 +319,7 @@ def _derivations(page_src: str, site_url: str) -> str:
             scope = f"{entry.scope_label}; other sizes are only spot-checked numerically."
         parts.append(
             f"## {entry.title} {{ #{entry.id} }}\n\n"
-            f"**ID** `{entry.id}` · proved by SymPy in {seconds:.2f} s at build time · "
+            f"**ID** `{entry.id}` · proved by SymPy at build time · "
             f"[SymPy source]({source_page}#{entry.id})\n\n"
             f"$$\n{entry.statement}\n$$\n\n"
             f"{entry.summary}\n\n"
@@ -321,6 +363,82 @@ def _figure_page(name: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# Where code is in a page's Markdown (markers there are shown, not expanded)
+
+FENCE_OPENING = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})")
+# Lines that open a block whose content is indented by four more spaces (Python-Markdown's
+# tab length): list items, admonitions and collapsible blocks, content tabs, footnotes,
+# definitions. An indented line inside such a block is prose, not code.
+CONTAINER_OPENING = re.compile(r"^[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|!!!|\?\?\?|===|\[\^[^\]]+\]:|:[ \t])")
+# A code span: a run of backticks, then text up to the same run (within one paragraph).
+INLINE_CODE = re.compile(r"(?<![\\`])(?P<ticks>`+)(?!`)(?:(?!\n[ \t]*\n).)+?(?<!`)(?P=ticks)(?!`)", re.S)
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
+
+
+def _split_blocks(markdown: str) -> list[tuple[bool, str]]:
+    """``markdown`` cut into ``(is_code, text)`` runs of whole lines: fenced and indented code blocks."""
+    runs: list[tuple[bool, str]] = []
+    containers: list[int] = []  # content indentation of each open container, innermost last
+    fence: str | None = None  # the opening fence of the fenced block we are in
+    code_indent: int | None = None  # the indentation of the indented code block we are in
+    previous_blank = True
+    for line in markdown.splitlines(keepends=True):
+        blank = not line.strip()
+        indent = _indent(line)
+        if fence is not None:
+            is_code = True
+            closing = FENCE_OPENING.match(line)
+            if closing and closing["fence"][0] == fence[0] and len(closing["fence"]) >= len(fence) \
+                    and not line.strip().strip(fence[0]):
+                fence = None
+        elif blank:
+            is_code = code_indent is not None  # a blank line may sit inside an indented code block
+        elif code_indent is not None and indent >= code_indent:
+            is_code = True
+        else:
+            code_indent = None
+            if previous_blank:
+                while containers and indent < containers[-1]:
+                    containers.pop()
+            base = containers[-1] if containers else 0
+            opening = FENCE_OPENING.match(line)
+            if previous_blank and indent >= base + 4:
+                code_indent, is_code = base + 4, True
+            elif opening:
+                fence, is_code = opening["fence"], True
+            else:
+                is_code = False
+                if CONTAINER_OPENING.match(line):
+                    while containers and containers[-1] > indent:
+                        containers.pop()
+                    containers.append(indent + 4)
+        previous_blank = blank
+        if runs and runs[-1][0] == is_code:
+            runs[-1] = (is_code, runs[-1][1] + line)
+        else:
+            runs.append((is_code, line))
+    return runs
+
+
+def split_code(markdown: str) -> list[tuple[bool, str]]:
+    """``markdown`` cut into ``(is_code, text)`` runs: code blocks and inline code spans, and prose."""
+    runs: list[tuple[bool, str]] = []
+    for is_code, text in _split_blocks(markdown):
+        if is_code:
+            runs.append((True, text))
+            continue
+        last = 0
+        for span in INLINE_CODE.finditer(text):
+            runs += [(False, text[last : span.start()]), (True, span[0])]
+            last = span.end()
+        runs.append((False, text[last:]))
+    return runs
+
+
+# ---------------------------------------------------------------------------------------
 # MkDocs events
 
 _serving = False
@@ -331,12 +449,28 @@ def on_startup(command, dirty):
     _serving = command == "serve"
 
 
+def _require_tools() -> None:
+    """Stop before building when Node.js or KaTeX is missing, saying how to install it."""
+    if shutil.which("node") is None:
+        raise PluginError(f"node is not installed or not on PATH: {NODE_HELP}")
+    if not KATEX_DIST.is_dir():
+        raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
+
+
+def on_config(config):
+    _require_tools()
+    return config
+
+
 def on_pre_build(config):
     """While previewing, bring stale figures and the derivation report up to date first."""
+    global _failed_figures
     if _serving:
         result = subprocess.run(["make", "--no-print-directory", "figures", "verify"], cwd=ROOT)
         if result.returncode:
-            log.error("make figures verify failed; the preview shows the last good figures")
+            log.error("make figures verify failed (see above); the preview shows the last good figures "
+                      "and names the failed scripts on their pages")
+    _failed_figures = _read_figure_errors()
 
 
 def on_files(files, config):
@@ -358,6 +492,12 @@ def on_page_markdown(markdown, page, config, files):
 
     def expand(match: re.Match) -> str:
         kind, spec, arg = match["kind"], match["spec"], (match["arg"] or "").strip()
+        try:
+            return expand_marker(kind, spec, arg, match[0])
+        except PluginError as error:
+            raise PluginError(f"{src}: {error}") from error
+
+    def expand_marker(kind: str, spec: str | None, arg: str, marker: str) -> str:
         if kind == "figure":
             return _figure(arg, src, link_source=not src.startswith("figures/"))
         if kind == "ref":
@@ -365,7 +505,7 @@ def on_page_markdown(markdown, page, config, files):
         if kind == "eq":
             return _eq(arg, src)
         if kind == "calc":
-            return _calc(arg, spec)
+            return _calc(arg, spec, marker)
         if kind == "bibtex":
             return f"```bibtex\n{_bibtex(_derivation(arg), config['site_url'])}\n```"
         if kind == "derivations":
@@ -376,24 +516,17 @@ def on_page_markdown(markdown, page, config, files):
             return _release_text()
         if kind == "url":
             return f"`{_cited_root(config['site_url'])}{arg}`"
-        raise PluginError(f"{src}: unknown marker {match[0]!r}")
+        raise PluginError(f"unknown marker {marker!r}")
 
     def expand_prose(text: str) -> str:
-        leftover = MARKER.sub("", text)
-        if "{{" in leftover:
+        leftover = UNESCAPED_OPENING.search(MARKER.sub("", text))
+        if leftover:
             # A marker broken across lines (or mistyped) would otherwise reach readers as raw text.
-            line = leftover[leftover.index("{{") :].split("\n", 1)[0]
+            line = leftover.string[leftover.start() :].split("\n", 1)[0]
             raise PluginError(f"{src}: unexpanded marker (markers must sit on one line): {line[:80]!r}")
         return MARKER.sub(expand, text)
 
-    # Markers inside fenced code blocks are shown, not expanded.
-    pieces, last = [], 0
-    for fence in FENCE.finditer(markdown):
-        pieces.append(expand_prose(markdown[last : fence.start()]))
-        pieces.append(fence[0])
-        last = fence.end()
-    pieces.append(expand_prose(markdown[last:]))
-    return "".join(pieces)
+    return "".join(text if is_code else expand_prose(text) for is_code, text in split_code(markdown))
 
 
 def on_page_content(html_content, page, config, files):

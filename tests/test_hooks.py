@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import pathlib
+import re
 import types
 
 import pytest
@@ -119,3 +121,77 @@ def test_notebook_pages_drop_cdn_loaders_and_mathjax_config():
         '<script src=""> </script><p>kept</p>'
     )
     assert notebook_hook.on_post_page(html, page, {}) == "<p>kept</p>"
+
+
+def test_markers_in_inline_code_and_indented_code_blocks_are_shown_not_expanded():
+    shown = [
+        "Write `{{ calc .2f: posenc.kernel(6, 8) }}` in a page.\n",
+        "Write ``a `{{ ref: kernel }}` b`` in a page.\n",
+        "A paragraph.\n\n    {{ calc .2f: posenc.kernel(6, 8) }}\n",
+        "!!! note\n\n    Text.\n\n        {{ ref: kernel }}\n",
+        "!!! note\n\n    ~~~\n    {{ ref: kernel }}\n    ~~~\n",
+    ]
+    for text in shown:
+        assert expand(text) == text
+    # Indented text inside an admonition or under a list item is prose, and is expanded.
+    assert expand("!!! note\n\n    It is {{ calc .2f: posenc.kernel(6, 8) }}.\n") == "!!! note\n\n    It is 3.78.\n"
+    assert expand("- item\n\n    It is {{ calc .2f: posenc.kernel(6, 8) }}.\n") == "- item\n\n    It is 3.78.\n"
+    assert expand("`code` then {{ calc .2f: posenc.kernel(6, 8) }}") == "`code` then 3.78"
+
+
+def test_a_backslash_shows_a_marker_literally():
+    text = "Write \\{{ calc .2f: posenc.kernel(6, 8) }} to show a number."
+    assert expand(text) == text, "left for Markdown, whose escape drops the backslash"
+
+
+@pytest.mark.parametrize(
+    ("marker", "words"),
+    [
+        ("{{ calc .2z: posenc.kernel(6, 8) }}", "format spec '.2z' does not apply to float"),
+        ("{{ calc d: posenc.wavelengths(8) }}", "format spec 'd' does not apply to float"),
+        ("{{ calc .2f: None }}", "gave None"),
+        ("{{ calc: print('x') }}", "gave None"),
+        ("{{ calc: [1.0, None] }}", "gave None"),
+    ],
+)
+def test_calc_errors_name_the_page_and_the_marker(marker, words):
+    with pytest.raises(PluginError, match=re.escape(f"guide.md: calc marker {marker!r}") + ".*" + re.escape(words)):
+        expand(f"The value is {marker}.")
+
+
+def test_the_derivations_page_holds_nothing_measured_at_build_time(tmp_path, monkeypatch):
+    from posenc.registry import REGISTRY
+
+    pages = []
+    for seconds in (0.12, 3.45):
+        report = tmp_path / f"verify-{seconds}.json"
+        report.write_text(json.dumps({i: {"status": "proved", "seconds": seconds} for i in REGISTRY}))
+        monkeypatch.setattr(site_hook, "VERIFY_REPORT", report)
+        pages.append(site_hook._derivations("derivations/index.md", "https://example.org/"))
+    assert pages[0] == pages[1]
+    assert "0.12" not in pages[0]
+
+
+def test_a_missing_node_is_named_with_how_to_install_it_before_building(monkeypatch):
+    monkeypatch.setattr(site_hook.shutil, "which", lambda name: None)
+    with pytest.raises(PluginError, match="node is not installed or not on PATH: install Node.js"):
+        site_hook.on_config({})
+
+
+def test_the_preview_keeps_a_failed_figure_and_names_its_error(tmp_path, monkeypatch):
+    meta = {"alt": "A line.", "caption": "Caption.", "title": "Title.", "width": 10, "height": 5,
+            "script": "figures_src/drawn.py"}
+    (tmp_path / "drawn.json").write_text(json.dumps(meta))
+    monkeypatch.setattr(site_hook, "FIGURES", tmp_path)
+    failures = {name: "Traceback (most recent call last):\n  ...\nValueError: the data file is corrupt\n"
+                for name in ("drawn", "new")}
+    monkeypatch.setattr(site_hook, "_failed_figures", failures)
+    monkeypatch.setattr(site_hook, "_serving", True)
+    page = expand("{{ figure: drawn }}")
+    assert "![A line.](figures/drawn.svg)" in page, "the last good figure stays on the page"
+    assert '!!! failure "figures_src/drawn.py failed"' in page and "ValueError: the data file is corrupt" in page
+    new = expand("{{ figure: new }}")
+    assert "figures_src/new.py failed" in new and "<figure" not in new, "a new figure that never rendered"
+    monkeypatch.setattr(site_hook, "_serving", False)
+    with pytest.raises(PluginError, match="figure 'drawn' is stale: figures_src/drawn.py failed"):
+        expand("{{ figure: drawn }}")

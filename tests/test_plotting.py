@@ -3,7 +3,10 @@
 import json
 import pathlib
 import re
+import subprocess
+import sys
 import textwrap
+import time
 
 import pytest
 
@@ -92,6 +95,63 @@ def test_main_exits_1_naming_the_failed_script(tmp_path, capsys):
     errors = capsys.readouterr().err
     assert "FAILED" in errors and "bad data" in errors
     assert errors.strip().splitlines()[-1] == f"figure scripts failed: {failing}"
+
+
+def test_a_failing_script_keeps_the_last_good_figure_older_than_itself(tmp_path):
+    script = write_script(tmp_path, "rising-line", GOOD_SCRIPT)
+    out = tmp_path / "out"
+    assert render.render([script], out) == []
+    good = {path.name: path.read_bytes() for path in out.iterdir()}
+    script.write_text(GOOD_SCRIPT.replace("plotting.save(fig)", "plotting.save(fig)\n    raise RuntimeError('late')"))
+    assert render.render([script], out) == [script]
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == good, "the last good figure is kept"
+    assert render.stale([script], out, []) == [script], "and it stays stale, so make tries again"
+
+
+def test_a_script_setting_rcparams_does_not_change_the_next_figure(tmp_path):
+    meddler = write_script(tmp_path, "meddler", GOOD_SCRIPT.replace(
+        "from posenc import plotting", "from posenc import plotting\nimport matplotlib\nmatplotlib.rcParams['axes.xmargin'] = 0.4"))
+    script = write_script(tmp_path, "rising-line", GOOD_SCRIPT)
+    assert render.render([script], tmp_path / "alone") == []
+    assert render.render([meddler, script], tmp_path / "batch") == []
+    alone = (tmp_path / "alone" / "rising-line.svg").read_bytes()
+    assert (tmp_path / "batch" / "rising-line.svg").read_bytes() == alone
+    assert (tmp_path / "batch" / "meddler.svg").read_bytes() != alone, "the setting did change its own figure"
+
+
+def test_a_script_past_the_time_limit_is_stopped_and_named(tmp_path, capsys):
+    hanging = write_script(tmp_path, "hanging", "import time\nwhile True:\n    time.sleep(1)\n")
+    good = write_script(tmp_path, "rising-line", GOOD_SCRIPT)
+    start = time.monotonic()
+    assert render.render([hanging, good], tmp_path / "out", timeout=1) == [hanging]
+    assert time.monotonic() - start < 30
+    assert f"{hanging} did not finish within 1 s" in capsys.readouterr().err
+    assert (tmp_path / "out" / "rising-line.svg").exists()
+
+
+def test_sigterm_during_a_render_leaves_no_partial_files(tmp_path):
+    # The figure's only artist takes a minute to draw, so the SVG is half-written when the signal comes.
+    slow = write_script(tmp_path, "slow", GOOD_SCRIPT.replace("    ax.plot([0, 1], [0, 1])\n", (
+        "    import time\n    from matplotlib.artist import Artist\n"
+        "    class Slow(Artist):\n        def draw(self, renderer):\n            time.sleep(60)\n"
+        "    fig.add_artist(Slow())\n")))
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-m", "posenc.render", "--out", str(out), str(slow)])
+    deadline = time.monotonic() + 60
+    while not list(out.rglob("*.part")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(out.rglob("*.part")), "the render never started writing the SVG"
+    process.terminate()
+    assert process.wait(timeout=30) != 0
+    assert list(out.rglob("*")) == [], "no partial file or scratch folder is left"
+
+
+def test_a_figure_name_must_be_letters_digits_dashes_underscores(tmp_path, capsys):
+    spaced = write_script(tmp_path, "with space", GOOD_SCRIPT)
+    with pytest.raises(SystemExit):
+        render.main([str(spaced), "--out", str(tmp_path / "out")])
+    assert "only letters, digits, '-' and '_'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_script_that_saves_nothing_fails(tmp_path):

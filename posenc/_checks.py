@@ -44,6 +44,13 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
+def _is_real(array: np.ndarray) -> bool:
+    """Whether an array holds real numbers: an integer or floating dtype, never bool."""
+    return array.dtype != np.bool_ and (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    )
+
+
 def integer(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """Return ``value`` as an ``int``; reject bools, floats and anything outside [minimum, maximum]."""
     if _is_bool(value) or not isinstance(value, numbers.Integral):
@@ -163,15 +170,17 @@ def _real_array(name: str, value: Any, *, what: str, rule: str) -> np.ndarray:
     """``value`` as an array of integers or floats; an empty list (float64 to NumPy) counts as integers."""
     array = np.asarray(value)
     _too_large_for_int64(name, array, rule)
-    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+    if not _is_real(array):
         raise TypeError(f"{name} must hold {what}, got dtype {array.dtype}")
     if array.size == 0:
         return array.astype(np.int64)
     return array
 
 
-def _below_exact_limit(name: str, array: np.ndarray, rule: str = _BELOW_EXACT_LIMIT) -> None:
-    if array.size and np.max(np.abs(array.astype(np.float64))) >= EXACT_INTEGER_LIMIT:
+def _below_exact_limit(
+    name: str, array: np.ndarray, rule: str = _BELOW_EXACT_LIMIT, limit: float = EXACT_INTEGER_LIMIT
+) -> None:
+    if array.size and np.max(np.abs(array.astype(np.float64))) >= limit:
         raise ValueError(f"{name} must be {rule}")
 
 
@@ -212,12 +221,26 @@ def offsets(value: Any, name: str = "offset") -> np.ndarray:
     """
     array = np.asarray(value)
     _too_large_for_int64(name, array, _OFFSET_RULE)
-    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+    if not _is_real(array):
         raise TypeError(f"{name} must be a real number or an array of them, got {value!r}")
     array = array.astype(np.float64)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite, got NaN or infinity")
     _below_exact_limit(name, array, _OFFSET_RULE)
+    return array
+
+
+def vectors(value: Any, ids: np.ndarray) -> np.ndarray:
+    """``x`` of RoPE: a real array of shape (..., n, d), d >= 1, with one position id per row."""
+    array = np.asarray(value)
+    if not _is_real(array):
+        raise TypeError(f"x must be a real array, got dtype {array.dtype}")
+    if array.ndim < 2:
+        raise ValueError(f"x must have shape (..., n, d) with at least 2 axes, got shape {array.shape}")
+    if array.shape[-1] == 0:
+        raise ValueError("x's last axis must not be empty")
+    if ids.size != array.shape[-2]:
+        raise ValueError(f"position_ids must have one id per row of x: got {ids.size} ids for {array.shape[-2]} rows")
     return array
 
 
@@ -263,6 +286,13 @@ def token_ids(value: Any) -> np.ndarray:
     return array
 
 
+def relative_positions(value: Any) -> np.ndarray:
+    """T5's relative positions: integers of any shape below 2**24 in magnitude, as int64."""
+    array = integer_array("relative_position", value)
+    _below_exact_limit("relative_position", array, "below 2**24 in magnitude (exact in float32, as T5 needs)", 2**24)
+    return array
+
+
 def rotary_dim(value: Any, channels: int, channels_name: str) -> int:
     """The number of rotated channels: even, at most ``channels``; None means all of them."""
     if value is None:
@@ -280,7 +310,7 @@ def rotary_dim(value: Any, channels: int, channels_name: str) -> int:
 def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarray:
     """One finite, non-negative angular frequency per rotated pair, as float64."""
     array = np.asarray(value)
-    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+    if not _is_real(array):
         raise TypeError(f"{name} must be an array of real numbers, got dtype {array.dtype}")
     array = array.astype(np.float64)
     if array.shape != (pairs,):

@@ -62,6 +62,11 @@ def _frozen(values: list[float]) -> np.ndarray:
     return array
 
 
+def _log_ratio(base: float, numerator_step: int, denominator: int) -> decimal.Decimal:
+    """``ln(base ** (-numerator_step / denominator))``: the log of the ratio between neighbouring pairs."""
+    return _CONTEXT.divide(_CONTEXT.multiply(_CONTEXT.ln(decimal.Decimal(base)), -numerator_step), denominator)
+
+
 @functools.lru_cache(maxsize=128)
 def power_turns(base: float, numerator_step: int, denominator: int, count: int) -> tuple[np.ndarray, np.ndarray]:
     """``base ** (-r * numerator_step / denominator) / (2 pi)`` for r < count, as (hi, lo).
@@ -69,8 +74,7 @@ def power_turns(base: float, numerator_step: int, denominator: int, count: int) 
     The paper's schedule is ``(base, 2, d, d // 2)``; fairseq's is ``(base, 1, h - 1, h)``
     with h = d // 2. Cached: a table of width 4096 costs a few tens of milliseconds once.
     """
-    log_base = _CONTEXT.ln(decimal.Decimal(base))
-    ratio = _CONTEXT.exp(_CONTEXT.divide(_CONTEXT.multiply(log_base, -numerator_step), denominator))
+    ratio = _CONTEXT.exp(_log_ratio(base, numerator_step, denominator))
     # turns_r = ratio**r / (2 pi), by repeated multiplication: the relative error after r
     # steps is below r * 1e-44, far under the 2**-106 a double-double can hold.
     his, los = [], []
@@ -103,6 +107,17 @@ def _split(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     scaled = values * _SPLITTER
     high = scaled - (scaled - values)
     return high, values - high
+
+
+def _move_whole_turns(part: np.ndarray, coarse: np.ndarray, scratch: np.ndarray) -> None:
+    """Split ``part`` (turns) into ``coarse``, its multiple of 2**-27 turns reduced into [-1/2, 1/2],
+    and the exact remainder, left in ``part``; ``scratch`` is overwritten."""
+    np.multiply(part, _GRID, out=coarse)
+    np.rint(coarse, out=coarse)
+    coarse /= _GRID
+    part -= coarse
+    np.rint(coarse, out=scratch)
+    coarse -= scratch
 
 
 def sincos_into(
@@ -150,21 +165,11 @@ def sincos_into(
         np.multiply(tb, f_lo, out=g)
 
         # Coarse phase c (a multiple of 2**-27 turns in [-1/2, 1/2]) and exact remainder in p.
-        np.multiply(p, _GRID, out=c)
-        np.rint(c, out=c)
-        c /= _GRID
-        p -= c
-        np.rint(c, out=tmp)
-        c -= tmp
+        _move_whole_turns(p, c, tmp)
         if not fast:
             # Huge t * f: e and g may hold whole turns too; move their coarse parts into c.
             for part in (e, g):
-                np.multiply(part, _GRID, out=tmp)
-                np.rint(tmp, out=tmp)
-                tmp /= _GRID
-                part -= tmp
-                np.rint(tmp, out=tmp2)
-                tmp -= tmp2
+                _move_whole_turns(part, tmp, tmp2)
                 c += tmp
             np.rint(c, out=tmp)
             c -= tmp
@@ -205,6 +210,5 @@ def sincos(ids: np.ndarray, turns: tuple[np.ndarray, np.ndarray]) -> tuple[np.nd
 @functools.lru_cache(maxsize=128)
 def power_values(base: float, numerator_step: int, denominator: int, count: int) -> np.ndarray:
     """``base ** (-r * numerator_step / denominator)`` for r < count, each correctly rounded."""
-    log_base = _CONTEXT.ln(decimal.Decimal(base))
-    step = _CONTEXT.divide(_CONTEXT.multiply(log_base, -numerator_step), denominator)
+    step = _log_ratio(base, numerator_step, denominator)
     return _frozen([float(_CONTEXT.exp(_CONTEXT.multiply(step, r))) for r in range(count)])

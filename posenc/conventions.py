@@ -13,7 +13,12 @@
 
 Every function checks its arguments and names the offending one in its error. The sines and
 cosines are computed with posenc's accurate phases (see ``posenc._precision``), so they are
-within 1e-15 of the exact values for position ids below 2**31.
+within 1e-15 of the exact values for position ids below 2**31, and every frequency table is
+correctly rounded.
+
+``sinusoidal_embedding``, ``apply_rope`` and ``schedule_frequencies`` are the one
+implementation of their idea in posenc: ``posenc.sinusoidal``, ``posenc.rope``,
+``posenc.frequencies`` and ``rope_frequencies`` are these at the paper's settings.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import _checks, _precision
-from .encodings import DEFAULT_BASE
 
+#: The paper's frequency base, the default of every function in posenc.
+DEFAULT_BASE = 10000.0
 SCHEDULES = ("paper", "fairseq")
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3")
 
@@ -198,18 +204,9 @@ def apply_rope(
     phase ``position_ids[j] * inv_freq[r]`` must be below 2**53 radians, the range in which
     posenc's phases are accurate (any id below 2**53 qualifies for frequencies up to 1).
     """
-    values = np.asarray(x)
-    if values.dtype == np.bool_ or not (np.issubdtype(values.dtype, np.floating) or np.issubdtype(values.dtype, np.integer)):
-        raise TypeError(f"x must be a real array, got dtype {values.dtype}")
-    if values.ndim < 2:
-        raise ValueError(f"x must have shape (..., n, d) with at least 2 axes, got shape {values.shape}")
-    d = values.shape[-1]
-    if d == 0:
-        raise ValueError("x's last axis must not be empty")
-    rotary_dim = _checks.rotary_dim(rotary_dim, d, "x's last axis")
     ids = _checks.position_ids(position_ids)
-    if ids.size != values.shape[-2]:
-        raise ValueError(f"position_ids must have one id per row of x: got {ids.size} ids for {values.shape[-2]} rows")
+    values = _checks.vectors(x, ids)
+    rotary_dim = _checks.rotary_dim(rotary_dim, values.shape[-1], "x's last axis")
     base = _checks.base(base)
     layout = _checks.layout(layout)
     attention_factor = _checks.real("attention_factor", attention_factor)
@@ -246,9 +243,7 @@ def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
 
     ``dim`` is the rotated width (``rotary_dim``; the head width when all channels rotate).
     """
-    dim = _rope_dim(dim)
-    base = _checks.base(base)
-    return _precision.power_values(base, 2, dim, dim // 2).copy()
+    return schedule_frequencies(_rope_dim(dim), base=base)
 
 
 def linear_scaled_frequencies(dim: int, *, base: float = DEFAULT_BASE, factor: float) -> np.ndarray:
@@ -291,7 +286,7 @@ def dynamic_ntk_frequencies(
             f"factor must keep the scaled base finite and > 1 in float64: factor {factor:g} at seq_len {length} "
             f"gives stretch {stretch:g} and base {new_base:g}"
         )
-    return _precision.power_values(new_base, 2, dim, dim // 2).copy()
+    return rope_frequencies(dim, base=new_base)
 
 
 def yarn_frequencies(
@@ -497,9 +492,7 @@ def t5_relative_position_bucket(
     >>> t5_relative_position_bucket([-200, -20, -1, 0, 1, 20, 200]).tolist()
     [15, 10, 1, 0, 17, 26, 31]
     """
-    array = _checks.integer_array("relative_position", relative_position)
-    if array.size and np.max(np.abs(array.astype(np.float64))) >= 2**24:
-        raise ValueError("relative_position must be below 2**24 in magnitude (exact in float32, as T5 needs)")
+    array = _checks.relative_positions(relative_position)
     bidirectional = _checks.boolean("bidirectional", bidirectional)
     num_buckets = _checks.integer("num_buckets", num_buckets, minimum=4 if bidirectional else 2)
     buckets = num_buckets // 2 if bidirectional else num_buckets

@@ -11,6 +11,11 @@ Conventions (see the site's deep dive and the derivation registry, ``posenc.deri
   call builds an array of more than 2**27 elements or an encoding of more than 2**16
   channels. A request beyond a limit raises ``ValueError`` naming the argument before any
   work is done.
+
+The frequency table, the sinusoidal rows and the RoPE rotation are computed in one place each,
+``posenc.conventions`` (``schedule_frequencies``, ``sinusoidal_embedding``, ``apply_rope``),
+which covers other libraries' variants too; the functions here are those at the paper's
+settings, with the paper's stricter rules on widths.
 """
 
 from __future__ import annotations
@@ -18,23 +23,20 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from . import _checks, _precision
-
-DEFAULT_BASE = 10000.0
+from . import _checks, _precision, conventions
+from .conventions import DEFAULT_BASE
 
 
 def frequencies(width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Angular frequency of every sine/cosine pair: ``omega_r = base ** (-2 r / width)``.
+    """Angular frequency of every sine/cosine pair: ``omega_r = base ** (-2 r / width)``, correctly rounded.
 
-    Used on the deep dive ("Build one position vector") and by derivation ``wavelength``.
+    Used on the deep dive ("Build one position vector") and by derivation ``wavelength``. The
+    same bits as ``schedule_frequencies`` and ``rope_frequencies`` (the paper's schedule).
 
     >>> frequencies(8).round(4).tolist()
     [1.0, 0.1, 0.01, 0.001]
     """
-    width = _checks.width(width)
-    base = _checks.base(base)
-    pair = np.arange(width // 2, dtype=np.float64)
-    return base ** (-2.0 * pair / width)
+    return conventions.schedule_frequencies(_checks.width(width), base=base)
 
 
 def wavelengths(width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
@@ -59,25 +61,15 @@ def sinusoidal(
     Returns an array of shape ``(len(position_ids), width)``. The phases ``t * omega_r`` are
     formed and reduced modulo 2 pi in extended precision, so the float64 result is within
     1e-15 of the exact value for every id below 2**31 (where naive float64 ``sin(t * omega)``
-    is off by up to 1e-7); any other ``dtype`` gets that result rounded once.
+    is off by up to 1e-7); any other ``dtype`` gets that result rounded once. This is
+    ``posenc.conventions.sinusoidal_embedding`` with its defaults, for an even ``width``.
 
     >>> sinusoidal([2], 8)[0, :4].round(4).tolist()
     [0.9093, -0.4161, 0.1987, 0.9801]
     """
     ids = _checks.position_ids(position_ids)
     width = _checks.width(width)
-    base = _checks.base(base)
-    layout = _checks.layout(layout)
-    dtype = _checks.float_dtype(dtype)
-    _checks.elements("position_ids and width", ids.size, width)
-    half = width // 2
-    out = np.empty((ids.size, width), dtype=dtype)
-    if layout == "halves":
-        sines, cosines = out[:, :half], out[:, half:]
-    else:
-        sines, cosines = out[:, 0::2], out[:, 1::2]
-    _precision.sincos_into(ids, _precision.power_turns(base, 2, width, half), sines, cosines)
-    return out
+    return conventions.sinusoidal_embedding(ids, width, base=base, layout=layout, dtype=dtype)
 
 
 def _offset_sincos(k: np.ndarray, width: int, base: float) -> tuple[np.ndarray, np.ndarray]:
@@ -162,40 +154,12 @@ def rope(
     r + d/2 as in GPT-NeoX. Scores of rotated queries and keys depend only on the offset:
     derivation ``rope-relative``. The cosines and sines applied are within 1e-15 of the exact
     ``cos(t omega_r)``, ``sin(t omega_r)`` for every id below 2**31 (as in ``sinusoidal``).
+    This is ``posenc.conventions.apply_rope`` with its defaults: every channel rotates.
     """
-    values = np.asarray(x)
-    if values.dtype == np.bool_ or not (
-        np.issubdtype(values.dtype, np.floating) or np.issubdtype(values.dtype, np.integer)
-    ):
-        raise TypeError(f"x must be a real array, got dtype {values.dtype}")
-    if values.ndim < 2:
-        raise ValueError(f"x must have shape (..., n, d) with at least 2 axes, got shape {values.shape}")
-    d = values.shape[-1]
-    if d == 0 or d % 2:
-        raise ValueError(f"x's last axis must be a positive even size (channels come in pairs), got {d}")
-    _checks.channel_count(d, "x's last axis")
     ids = _checks.position_ids(position_ids)
-    if ids.size != values.shape[-2]:
-        raise ValueError(
-            f"position_ids must have one id per row of x: got {ids.size} ids for {values.shape[-2]} rows"
-        )
-    layout = _checks.layout(layout)
-    base = _checks.base(base)
-    # Accurate cos/sin of ids * omega_r, shape (n, d/2): see posenc._precision.
-    sin, cos = _precision.sincos(ids, _precision.power_turns(base, 2, d, d // 2))
-    values = values.astype(np.result_type(values.dtype, np.float64))
-    if layout == "interleaved":
-        first, second = values[..., 0::2], values[..., 1::2]
-    else:
-        first, second = values[..., : d // 2], values[..., d // 2 :]
-    rotated_first = first * cos - second * sin
-    rotated_second = first * sin + second * cos
-    if layout == "halves":
-        return np.concatenate([rotated_first, rotated_second], axis=-1)
-    out = np.empty_like(values)
-    out[..., 0::2] = rotated_first
-    out[..., 1::2] = rotated_second
-    return out
+    values = _checks.vectors(x, ids)
+    _checks.width(values.shape[-1], name="x's last axis")
+    return conventions.apply_rope(values, ids, base=base, layout=layout)
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:

@@ -29,11 +29,25 @@ def test_fairseq_schedule_ends_exactly_at_one_over_base():
     np.testing.assert_allclose(omega, 1e4 ** (-np.arange(8) / 7), rtol=1e-15)
 
 
-def test_paper_schedule_is_posenc_frequencies():
-    # posenc.frequencies uses NumPy's pow (within 1 ulp); schedule_frequencies is correctly rounded
-    np.testing.assert_allclose(posenc.schedule_frequencies(64), posenc.frequencies(64), rtol=2.3e-16)
-    # an odd width uses its even part
-    np.testing.assert_array_equal(posenc.schedule_frequencies(65), posenc.schedule_frequencies(64))
+@pytest.mark.parametrize("base", [10000.0, 500000.0, 1e6, 2.0])
+@pytest.mark.parametrize("width", [2, 8, 64, 128, 1000, 4096])
+def test_every_table_of_the_paper_schedule_is_the_same_bits(width, base):
+    # One schedule, base ** (-2 r / d), has five public tables; each must be the correctly
+    # rounded one, so they agree bit for bit (at d = 64 a naive pow misses 4 of the 32).
+    tables = {
+        "frequencies": posenc.frequencies(width, base=base),
+        "schedule_frequencies": posenc.schedule_frequencies(width, base=base),
+        "schedule_frequencies (odd width)": posenc.schedule_frequencies(width + 1, base=base),
+        "rope_frequencies": posenc.rope_frequencies(width, base=base),
+        "rope_scaling_frequencies": posenc.rope_scaling_frequencies(width, {"rope_theta": base})[0],
+    }
+    if width >= 4:  # below the original length dynamic NTK keeps the base
+        tables["dynamic_ntk_frequencies"] = posenc.dynamic_ntk_frequencies(
+            width, base=base, factor=2.0, max_position_embeddings=64, seq_len=10
+        )
+    bits = {name: table.view(np.uint64).tolist() for name, table in tables.items()}
+    for name, table in bits.items():
+        assert table == bits["schedule_frequencies"], f"{name} differs from schedule_frequencies"
 
 
 @settings(max_examples=40, deadline=None)

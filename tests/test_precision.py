@@ -156,6 +156,20 @@ def exact_omegas(width: int, base: float) -> list[MP.mpf]:
     return [MP.power(MP.mpf(base), -MP.mpf(2 * r) / width) for r in range(width // 2)]
 
 
+def nearest_double(value: MP.mpf) -> float:
+    """The float64 nearest to ``value`` (a 50-digit number far from any tie)."""
+    guess = float(value)
+    candidates = (np.nextafter(guess, -np.inf), guess, np.nextafter(guess, np.inf))
+    return float(min(candidates, key=lambda candidate: abs(MP.mpf(float(candidate)) - value)))
+
+
+@pytest.mark.parametrize("width", [64, 128, 1000])
+@pytest.mark.parametrize("base", [10000.0, 500000.0, 100.0])
+def test_frequencies_are_correctly_rounded(width, base):
+    want = [nearest_double(omega) for omega in exact_omegas(width, base)]
+    assert posenc.frequencies(width, base=base).tolist() == want
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     offset=st.floats(-(2.0**53), 2.0**53, exclude_min=True, exclude_max=True),

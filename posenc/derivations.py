@@ -966,6 +966,56 @@ def check_rope_norm(rng: np.random.Generator) -> None:
         assert_close(np.linalg.norm(rotated, axis=1), np.linalg.norm(vectors, axis=1), f"norms kept ({layout})")
 
 
+# The two RoPE layouts keep member a (0 or 1) of pair r (0 <= r < d/2) in different channels.
+# Statements about channels keep the pair indices r and s symbolic: SymPy settles the lower
+# bounds r, s >= 0 from the symbols' assumptions while it builds an expression, and
+# `at_most` then settles the upper bounds.
+other_pair = sp.Symbol("s", nonnegative=True, integer=True)
+
+
+def halves_channel(pair_index: sp.Expr, member: int) -> sp.Expr:
+    """The channel of member ``member`` of pair ``pair_index`` in RoPE's halves layout: r + a d/2."""
+    return pair_index + member * d / 2
+
+
+def interleaved_channel(pair_index: sp.Expr, member: int) -> sp.Expr:
+    """The channel of member ``member`` of pair ``pair_index`` in RoPE's interleaved layout: 2r + a."""
+    return 2 * pair_index + member
+
+
+def at_most(last: sp.Expr, expression: sp.Basic, *indices: sp.Symbol) -> sp.Basic:
+    """``expression`` with each of ``indices`` written as ``last`` minus a gap >= 0.
+
+    Every integer up to ``last`` is ``last`` minus such a gap, so whatever SymPy decides about
+    the result holds for every index up to ``last``; this settles bounds ``index <= last``. Bounds
+    from below must be settled before (SymPy settles them from the indices' assumptions).
+    """
+    gaps = {index: last - sp.Symbol(f"{index}_gap", nonnegative=True, integer=True) for index in indices}
+    return expression.subs(gaps)
+
+
+def fills_channels_once(channel: Callable[[sp.Expr, int], sp.Expr]) -> None:
+    """Prove that ``channel`` puts the two members of each of the d/2 pairs in channels 0..d-1, one per channel.
+
+    Every member lands in 0..d-1 and no two members share a channel; d/2 pairs of two members
+    are d members for d channels, so the map is a bijection.
+    """
+    half = d / 2
+    for a in (0, 1):
+        inside = sp.Ge(channel(r, a), 0), at_most(half - 1, sp.Le(channel(r, a), d - 1), r)
+        if inside != (sp.true, sp.true):
+            raise ProofFailure(f"{channel.__name__}: member {a} of pair r is not always in channels 0..d-1: {inside}")
+        for b in (0, 1):
+            if a == b:
+                one_to_one = sp.solve(channel(r, a) - channel(other_pair, b), other_pair) == [r]
+            else:  # then the pair index whose member is 0 would have to exceed d/2 - 1
+                shared = sp.KroneckerDelta(channel(r, a), channel(other_pair, b))
+                one_to_one = at_most(half - 1, shared, r if a < b else other_pair) == 0
+            if not one_to_one:
+                raise ProofFailure(f"{channel.__name__}: member {a} of pair r and member {b} of pair s can share a channel")
+    assert_equal(sp.Sum(2, (r, 0, half - 1)).doit(), d, "d/2 pairs of two members fill the d channels")
+
+
 @derivation(
     "rope-layout-permutation",
     title="The halves and interleaved RoPE layouts differ by a fixed channel permutation",
@@ -976,39 +1026,55 @@ def check_rope_norm(rng: np.random.Generator) -> None:
         r" &= \big(R^{\mathrm{inter}}_\Theta(m)\,\Pi q\big)^\top \big(R^{\mathrm{inter}}_\Theta(n)\,\Pi k\big) \end{aligned}"
     ),
     summary="Pairing channel r with r + d/2 is the interleaved pairing seen through a fixed permutation, so permuting the output channels of W_Q and W_K converts one layout into the other with identical scores.",
-    assumptions=(r"$m, n$ real positions", "d a positive even integer (proved at d = 8)", r"$\Pi$ the $d \times d$ permutation matrix defined above", "both layouts use the same frequencies"),
+    assumptions=(r"$m, n$ real positions", "d a positive even integer", r"$\Pi$ the $d \times d$ permutation matrix defined above", "both layouts use the same frequencies"),
     steps=(
-        r"The halves layout rotates the pair $(x_r, x_{r + d/2})$ by $m\theta_r$; $\Pi$ moves exactly that pair to channels $(2r, 2r + 1)$, where the interleaved layout rotates it by the same angle.",
-        r"So rotating in halves layout equals permuting with $\Pi$, rotating in interleaved layout, and permuting back with $\Pi^{-1} = \Pi^\top$; SymPy checks this at $d = 8$ with four symbolic angles.",
-        r"In a score the outer permutations meet as $\Pi\Pi^\top = I$, leaving the interleaved score of $\Pi q$ and $\Pi k$.",
-        r"Since $q = W_Q^\top x$, replacing $q$ by $\Pi q$ just reorders the output channels of $W_Q$ (likewise for $W_K$), so a checkpoint converts between layouts without changing any score.",
-    ),    scope="checked at d = 8",
+        r"Member $a \in \{0, 1\}$ of pair $r$ ($0 \le r < d/2$) sits in channel $r + a\,d/2$ in the halves layout and in channel $2r + a$ in the interleaved one. Both maps land in $0, \ldots, d - 1$ and are one-to-one: $2r + a = 2s + b$ forces $a = b$ (parity) and then $r = s$, and $r + a\,d/2 = s + b\,d/2$ with $a \neq b$ would put $r$ or $s$ outside $0, \ldots, d/2 - 1$. The $d$ members fill the $d$ channels, so each map is a bijection, and so is $\pi(r + a\,d/2) = 2r + a$.",
+        r"$\Pi$ moves channel $i$ to $\pi(i)$, so $\Pi_{ki} = \delta_{k\pi(i)}$ and, for every $d \times d$ matrix $M$, $(\Pi^\top M\,\Pi)_{ij} = \sum_{k,l} \delta_{k\pi(i)} M_{kl}\, \delta_{l\pi(j)} = M_{\pi(i)\pi(j)}$. With $M = I$ this is $\delta_{\pi(i)\pi(j)} = \delta_{ij}$, so $\Pi^\top\Pi = I$; and as $\pi(i)$ runs over every channel once, $(\Pi\Pi^\top)_{kl} = \sum_i \delta_{k\pi(i)}\delta_{l\pi(i)}$ is the same sum, $\delta_{kl}$, so $\Pi\Pi^\top = I$.",
+        r"Both layouts are block diagonal in their own pairing: where member $a$ of pair $r$ meets member $b$ of pair $s$ they hold $\delta_{rs} R(m\theta_r)_{ab}$. Entry $(r + a\,d/2,\ s + b\,d/2)$ of $\Pi^\top R^{\mathrm{inter}}_\Theta(m)\,\Pi$ is entry $(2r + a,\ 2s + b)$ of $R^{\mathrm{inter}}_\Theta(m)$, which is that same value, so the matrix is $R^{\mathrm{halves}}_\Theta(m)$.",
+        r"In a score the outer permutations meet as $\Pi\Pi^\top = I$, leaving the interleaved score of $\Pi q$ and $\Pi k$. Since $q = W_Q^\top x$, replacing $q$ by $\Pi q$ just reorders the output channels of $W_Q$ (likewise for $W_K$), so a checkpoint converts between layouts without changing any score.",
+        r"SymPy checks the four member cases for symbolic pair indices $r, s$ and width $d$, the sums over a symbolic number of channels, and the score with symbolic $d \times d$ matrices.",
+    ),
+    scope=GENERAL,
 )
 def prove_rope_layout_permutation() -> None:
-    width = 8
-    half = width // 2
-    first = sp.symbols(f"a_0:{half}", real=True)
-    second = sp.symbols(f"c_0:{half}", real=True)
+    half = d / 2
+    fills_channels_once(halves_channel)
+    fills_channels_once(interleaved_channel)  # so pi(r + a d/2) = 2r + a is a bijection of the channels
 
-    def interleaved(angles: tuple[sp.Symbol, ...]) -> sp.Matrix:
-        return sp.diag(*[rotation(angle) for angle in angles])
+    # Pi^T M Pi picks entry (pi(i), pi(j)) of M, for any channels pi(i), pi(j) in 0..d - 1.
+    row, column = sp.symbols("k l", integer=True)
+    image_i, image_j = sp.symbols("c e", nonnegative=True, integer=True)
+    entry = sp.Function("M")
+    conjugated = sp.Sum(
+        sp.KroneckerDelta(row, image_i) * entry(row, column) * sp.KroneckerDelta(column, image_j), (row, 0, d - 1), (column, 0, d - 1)
+    ).doit()
+    if at_most(d - 1, conjugated - entry(image_i, image_j), image_i, image_j) != 0:
+        raise ProofFailure(f"(Pi^T M Pi)[i, j] = {conjugated}, not M[pi(i), pi(j)]")
+    overlap = sp.Sum(sp.KroneckerDelta(row, image_i) * sp.KroneckerDelta(row, image_j), (row, 0, d - 1)).doit()
+    if at_most(d - 1, overlap - sp.KroneckerDelta(image_i, image_j), image_i, image_j) != 0:
+        raise ProofFailure(f"sum over k of delta(k, c) delta(k, e) is {overlap}, not delta(c, e), so Pi is not orthogonal")
 
-    def halves(angles: tuple[sp.Symbol, ...]) -> sp.Matrix:
-        matrix = sp.zeros(width, width)
-        for q, angle in enumerate(angles):
-            matrix[q, q], matrix[q, q + half] = sp.cos(angle), -sp.sin(angle)
-            matrix[q + half, q], matrix[q + half, q + half] = sp.sin(angle), sp.cos(angle)
-        return matrix
+    # Both layouts hold delta_rs R(m theta_r)[a, b] where member a of pair r meets member b of pair s.
+    m = sp.Symbol("m", real=True)
+    for a in (0, 1):
+        for b in (0, 1):
+            block_entry = sp.KroneckerDelta(r, other_pair) * rotation(m * omega(r, d))[a, b]
+            moved_from = interleaved_channel(r, a), interleaved_channel(other_pair, b)  # pi of the halves channels
+            moved = conjugated.subs({image_i: moved_from[0], image_j: moved_from[1]}).xreplace({entry(*moved_from): block_entry})
+            if at_most(half - 1, moved - block_entry, r, other_pair) != 0:
+                raise ProofFailure(f"(Pi^T R_inter Pi) differs from R_halves where member {a} of pair r meets member {b} of pair s: {moved}")
 
-    permutation = sp.zeros(width, width)
-    for q in range(half):
-        permutation[2 * q, q] = 1
-        permutation[2 * q + 1, q + half] = 1
-    assert_equal(permutation.T * permutation, sp.eye(width), "Pi is orthogonal")
-    assert_equal(halves(first), permutation.T * interleaved(first) * permutation, "halves = Pi^T interleaved Pi")
-    score_halves = halves(first).T * halves(second)
-    score_interleaved = permutation.T * interleaved(first).T * interleaved(second) * permutation
-    assert_equal(score_halves, score_interleaved, "scores agree after permuting q and k")
+    permutation = sp.MatrixSymbol("Pi", d, d)
+    inter_m, inter_n = sp.MatrixSymbol("R_m", d, d), sp.MatrixSymbol("R_n", d, d)
+    query, key = sp.MatrixSymbol("q", d, 1), sp.MatrixSymbol("k", d, 1)
+
+    def halves_rotation(interleaved: sp.MatrixSymbol) -> sp.MatrixExpr:
+        return permutation.T * interleaved * permutation
+
+    score = ((halves_rotation(inter_m) * query).T * (halves_rotation(inter_n) * key)).doit()
+    score = score.subs(permutation * permutation.T, sp.Identity(d))
+    if score != ((inter_m * permutation * query).T * (inter_n * permutation * key)).doit():
+        raise ProofFailure(f"the halves score is {score}, not the interleaved score of Pi q and Pi k")
 
 
 @numeric_check("rope-layout-permutation")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.util
 import inspect
 import pathlib
@@ -175,10 +176,12 @@ def test_main_rejects_an_unknown_id(capsys: pytest.CaptureFixture[str]) -> None:
 # two ways: in the proof's source (range(), numbered symbol families such as "q_0:4", loops
 # over literal sizes, the concrete-width builders position_vector and shift_operator, explicit
 # matrices larger than one 2x2 pair) and while the proof runs (every width handed to omega, every
-# explicit matrix handed to assert_equal).
+# explicit matrix handed to assert_equal). Like a 2x2 block, a loop over the two members of one
+# pair, `for a in (0, 1)`, is the same at every width, so it is not a size.
 
 CONCRETE_WIDTH_BUILDERS = {"position_vector", "shift_operator"}
 EXPLICIT_MATRIX_MAKERS = {"zeros", "eye", "ones", "Matrix"}
+PAIR_MEMBERS = [0, 1]
 
 
 def _called_name(call: ast.Call) -> str:
@@ -208,7 +211,8 @@ def concrete_sizes_in_source(proof) -> list[str]:
             if name in EXPLICIT_MATRIX_MAKERS and any(size is not None and size > 2 for size in sizes):
                 findings.append(f"builds an explicit matrix larger than one pair: {ast.unparse(node)}")
         if isinstance(node, ast.For) and isinstance(node.iter, (ast.Tuple, ast.List)):
-            if any(_literal_int(element) is not None for element in node.iter.elts):
+            literals = [_literal_int(element) for element in node.iter.elts]
+            if any(value is not None for value in literals) and literals != PAIR_MEMBERS:
                 findings.append(f"loops over literal sizes: for {ast.unparse(node.target)} in {ast.unparse(node.iter)}")
         if isinstance(node, ast.Assign) and _literal_int(node.value) is not None and node.value.value > 2:
             findings.append(f"fixes a size: {ast.unparse(node)}")
@@ -289,6 +293,26 @@ def test_scope_detector_catches_fixed_width_proofs(proof, monkeypatch: pytest.Mo
     assert concrete_sizes(proof, monkeypatch), f"{proof.__name__} fixes a size but was not caught"
 
 
+def test_scope_detector_accepts_a_loop_over_the_members_of_a_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    d, r, omega = derivations.d, derivations.r, derivations.omega
+
+    def members_of_pair_r():
+        block = derivations.rotation(derivations.k * omega(r, d))
+        for a in (0, 1):
+            assert_equal(block[a, a], sp.cos(derivations.k * omega(r, d)), "the diagonal of a rotation")
+
+    def members_and_a_size():
+        for a in (0, 1, 2):
+            derivations.omega(a, d)
+
+    def one_pair():
+        for pairs in (1,):
+            derivations.omega(0, 2 * pairs)
+
+    assert concrete_sizes(members_of_pair_r, monkeypatch) == []
+    assert concrete_sizes_in_source(members_and_a_size) and concrete_sizes_in_source(one_pair)
+
+
 def test_scope_must_be_general_or_name_the_sizes() -> None:
     def register(scope: str) -> None:
         derivation(
@@ -301,8 +325,10 @@ def test_scope_must_be_general_or_name_the_sizes() -> None:
     assert "scope-probe" not in REGISTRY
     with pytest.raises(TypeError):
         derivation("scope-probe", title="t", statement="1 = 1", summary="s.", assumptions=(), steps=("x",))
-    assert REGISTRY["rope-layout-permutation"].scope_label == "checked at d = 8 only"
+    fixed = dataclasses.replace(make_entry("fixed-scope", prove=lambda: None), scope="checked at d = 8")
+    assert fixed.scope_label == "checked at d = 8 only"
     assert REGISTRY["kernel"].scope_label == "in general"
+    assert REGISTRY["rope-layout-permutation"].scope_label == "in general"
 
 
 def test_pairwise_induction_rejects_a_wrong_block() -> None:
@@ -317,6 +343,18 @@ def test_pairwise_induction_rejects_a_wrong_block() -> None:
     with pytest.raises(ProofFailure):
         pair_term = derivations.pair(t * omega(derivations.r, d)).dot(derivations.pair(t * omega(derivations.r, d)))
         derivations.sum_over_pairs(pair_term, sp.Integer(2), "a pair of norm 2")
+
+
+def test_channel_maps_that_are_not_bijections_are_rejected() -> None:
+    d = derivations.d
+    derivations.fills_channels_once(derivations.halves_channel)
+    derivations.fills_channels_once(derivations.interleaved_channel)
+    with pytest.raises(ProofFailure, match="not always in channels"):
+        derivations.fills_channels_once(lambda q, a: 2 * q + a + 1)  # the last pair's member 1 lands in channel d
+    with pytest.raises(ProofFailure, match="share a channel"):
+        derivations.fills_channels_once(lambda q, a: q + a * (d / 2 - 1))  # pair d/2 - 1 meets pair 0's member 1
+    with pytest.raises(ProofFailure, match="share a channel"):
+        derivations.fills_channels_once(lambda q, a: a)  # every pair in the same two channels
 
 
 # ---------------------------------------------------------------------------------------

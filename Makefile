@@ -19,7 +19,11 @@ PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 
-FIGURE_DIR := docs/figures
+# Defined once, in posenc/figure_files.py. sed reads it there in about a millisecond (starting
+# Python to import posenc takes a hundred times longer, on every make); a test holds make's
+# reading to Python's.
+FIGURE_DIR := $(shell sed -n 's/^FIGURE_DIR = "\(.*\)"$$/\1/p' posenc/figure_files.py)
+$(if $(FIGURE_DIR),,$(error posenc/figure_files.py defines no FIGURE_DIR = "..." line for make to read))
 FIGURE_SCRIPTS := $(sort $(wildcard figures_src/*.py))
 FIGURES := $(patsubst figures_src/%.py,$(FIGURE_DIR)/%.svg,$(filter figures_src/%.py,$(FIGURE_SCRIPTS)))
 FIGURE_STAMP := build/figures.stamp
@@ -35,13 +39,13 @@ FIGURE_INPUTS := $(filter-out posenc/registry.py posenc/derivations.py posenc/ve
 VERIFY_REPORT := build/verify.json
 SITE_DIR := site
 SITE_STAMP := build/site.stamp
-SITE_INPUTS = mkdocs.yml $(LIBRARY) $(shell find docs hooks overrides -type f -not -path 'docs/figures/*' -not -path '*/__pycache__/*' -not -name '.*')
+SITE_INPUTS = mkdocs.yml $(LIBRARY) $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
 
 # The file lists: each name is the command that prints one set of input files.
 LISTS := build/lists
 list_figure-scripts := find figures_src -maxdepth 1 -name '*.py'
 list_library := find posenc -maxdepth 1 -type f -not -name '.*'
-list_pages := find mkdocs.yml docs hooks overrides -type f -not -path 'docs/figures/*' -not -path '*/__pycache__/*' -not -name '.*'
+list_pages := find mkdocs.yml docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*'
 
 step = @printf '\n==> %s\n' $(1)
 # Stop with a message naming a missing command and how to get it, before anything is built.

@@ -1,21 +1,28 @@
-"""MkDocs hook: keep notebook pages light and self-contained.
+"""MkDocs hook: notebook pages (rendered by mkdocs-jupyter) made to fit the site.
 
-mkdocs-jupyter inlines nbconvert's whole JupyterLab stylesheet (about 570 KB) into every
-notebook page, plus a MathJax configuration and a Mermaid loader that imports from a CDN when
-a page has diagrams. This hook, run after the page is rendered:
-
-* keeps only the CSS rules whose class selectors all occur on the page, and only the custom
-  properties those rules use (directly or through other properties);
-* removes the MathJax configuration (math is rendered by KaTeX at build time), the Mermaid
-  loader (no notebook here draws diagrams, and the site must not reach a CDN) and an empty
-  ``<script src="">``.
+* A notebook has no front matter: its page takes ``description`` from the notebook's metadata.
+* Its page opens with a link to download the notebook (mkdocs-jupyter copies it beside the page).
+* ``$...$`` and ``$$...$$`` in its Markdown cells, which mkdocs-jupyter leaves for MathJax, are
+  rendered by KaTeX at build time (the one process of ``katex_process``), outside code.
+  mkdocs-jupyter (0.26.3, as locked) has no option of its own for processing Markdown cells.
+* mkdocs-jupyter inlines nbconvert's whole JupyterLab stylesheet (about 570 KB) into every
+  notebook page, plus a MathJax configuration and a Mermaid loader that imports from a CDN when
+  a page has diagrams. Only the CSS rules whose class selectors all occur on the page are kept,
+  with the custom properties those rules use (directly or through other properties); the
+  MathJax configuration, the Mermaid loader (no notebook here draws diagrams, and the site must
+  not reach a CDN) and an empty ``<script src="">`` are removed.
 """
 
 from __future__ import annotations
 
+import html
+import json
+import pathlib
+import posixpath
 import re
 
 import tinycss2
+from katex_process import KATEX
 
 STYLE = re.compile(r"<style[^>]*>(?P<css>.*?)</style>", re.S)
 CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
@@ -29,6 +36,34 @@ UNWANTED_SCRIPTS = (
 )
 # Only stylesheets this large are nbconvert's bundle; the small ones (Pygments) stay as they are.
 BUNDLE_MIN_CHARS = 100_000
+MARKDOWN_CELL = re.compile(r'(<div class="[^"]*jp-RenderedMarkdown[^"]*"[^>]*>)(.*?)(</div>)', re.S)
+CELL_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$", re.S)
+CODE = re.compile(r"(<(pre|code)\b.*?</\2>)", re.S)
+
+
+def _is_notebook(page) -> bool:
+    return page.file.src_uri.endswith(".ipynb")
+
+
+def _render_cell_math(cell_html: str, where: str) -> str:
+    """Render ``$...$`` and ``$$...$$`` in a notebook Markdown cell, leaving code alone."""
+    pieces = CODE.split(cell_html)
+    out = []
+    for index, piece in enumerate(pieces):
+        if index % 3 == 1:
+            out.append(piece)
+        elif index % 3 == 0:
+            out.append(
+                CELL_MATH.sub(
+                    lambda m: KATEX.render(
+                        html.unescape(m["display"] if m["display"] is not None else m["inline"]),
+                        m["display"] is not None,
+                        where,
+                    ),
+                    piece,
+                )
+            )
+    return "".join(out)
 
 
 def _selectors(prelude) -> list[str]:
@@ -129,9 +164,28 @@ def slim_stylesheet(css: str, page_html: str) -> str:
     return _serialize(tree, _needed_variables(tree))
 
 
+def on_page_markdown(markdown, page, config, files):
+    """Take a notebook's description from its metadata (notebooks have no front matter)."""
+    if _is_notebook(page):
+        notebook = json.loads(pathlib.Path(page.file.abs_src_path).read_text())
+        page.meta.setdefault("description", notebook.get("metadata", {}).get("description"))
+    return markdown
+
+
+def on_page_content(html_content, page, config, files):
+    """Offer every notebook page's source for download (mkdocs-jupyter copies it beside the page)."""
+    if _is_notebook(page):
+        name = posixpath.basename(page.file.src_uri)
+        link = f'<p class="posenc-download"><a href="{name}" download>Download this notebook ({name})</a></p>'
+        return link + html_content
+    return html_content
+
+
 def on_post_page(output, page, config):
-    if not page.file.src_uri.endswith(".ipynb"):
+    if not _is_notebook(page):
         return output
+    # The math first: the stylesheet is cut down to the classes of the finished page.
+    output = MARKDOWN_CELL.sub(lambda m: m[1] + _render_cell_math(m[2], page.file.src_uri) + m[3], output)
     for pattern in UNWANTED_SCRIPTS:
         output = pattern.sub("", output)
 

@@ -1,10 +1,11 @@
 """The figure helper shared by every script in ``figures_src/``: style, sizes, colours, save.
 
-A figure script calls :func:`new_figure`, draws, and ends with :func:`save`. The saved
-file's name is the calling script's name (``figures_src/kernel.py`` writes ``kernel.svg``),
-so a script and its figure cannot drift apart. Beside the SVG, :func:`save` writes
-``<name>.json`` with the figure's pixel size, title, caption and alt text, which the site
-reads to give every ``<img>`` its size and description.
+A figure script calls :func:`new_figure`, draws, and ends with :func:`save`. Scripts are run
+by :mod:`posenc.render`, which says which script it is running (:func:`rendering`): the saved
+figure is named after that script (``figures_src/kernel.py`` writes ``kernel.svg``), so a
+script and its figure cannot drift apart. Beside the SVG, :func:`save` writes the figure's
+``FigureMeta`` (see ``posenc.figure_files``: pixel size, title, caption, alt text), which the
+site reads to give every ``<img>`` its size and description.
 
 Importing this module does not change Matplotlib's state; :func:`new_figure` applies the
 style file ``posenc.mplstyle`` that lives next to it.
@@ -13,8 +14,8 @@ style file ``posenc.mplstyle`` that lives next to it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
-import json
 import os
 import pathlib
 import tempfile
@@ -26,6 +27,8 @@ import matplotlib
 matplotlib.use("Agg")  # figures are files; never open a window
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+
+from .figure_files import FigureMeta, figure_files  # noqa: E402
 
 STYLE_FILE = pathlib.Path(__file__).with_name("posenc.mplstyle")
 
@@ -52,18 +55,30 @@ COSINE = VERMILLION
 SEQUENTIAL = "viridis"
 DIVERGING = "RdBu_r"
 
-_output_dir: pathlib.Path | None = None
+@dataclasses.dataclass(frozen=True)
+class _Rendering:
+    script: pathlib.Path  # the figure script being run
+    namespace: dict[str, Any]  # its module globals, where its docstring and ALT are
+    directory: pathlib.Path  # where save() writes
+
+
+_rendering: _Rendering | None = None
 
 
 @contextlib.contextmanager
-def writing_to(directory: os.PathLike[str] | str) -> Iterator[pathlib.Path]:
-    """Within this block, :func:`save` writes into ``directory`` instead of ``docs/figures``."""
-    global _output_dir
-    previous, _output_dir = _output_dir, pathlib.Path(directory)
+def rendering(script: os.PathLike[str] | str, namespace: dict[str, Any],
+              directory: os.PathLike[str] | str) -> Iterator[None]:
+    """Within this block, :func:`save` saves the figure of ``script`` into ``directory``.
+
+    ``namespace`` is the dictionary the script runs in: by the time the script calls
+    :func:`save`, its docstring and ``ALT`` are there.
+    """
+    global _rendering
+    previous, _rendering = _rendering, _Rendering(pathlib.Path(script), namespace, pathlib.Path(directory))
     try:
-        yield _output_dir
+        yield
     finally:
-        _output_dir = previous
+        _rendering = previous
 
 
 def new_figure(width: float = FULL_WIDTH, aspect: float = 0.45, **subplots: Any) -> tuple[Figure, Any]:
@@ -77,16 +92,6 @@ def new_figure(width: float = FULL_WIDTH, aspect: float = 0.45, **subplots: Any)
         raise ValueError(f"aspect must be in [0.1, 3], got {aspect}")
     plt.style.use(STYLE_FILE)
     return plt.subplots(figsize=(width, width * aspect), **subplots)
-
-
-def _calling_script() -> tuple[pathlib.Path, dict[str, Any]]:
-    """The file and globals of the nearest caller outside the posenc package."""
-    package = pathlib.Path(__file__).resolve().parent
-    for frame_info in inspect.stack()[2:]:
-        filename = frame_info.frame.f_globals.get("__file__")
-        if filename and pathlib.Path(filename).resolve().parent != package:
-            return pathlib.Path(filename).resolve(), frame_info.frame.f_globals
-    raise RuntimeError("save() must be called from a figure script, not from the posenc package")
 
 
 def _atomic_write(path: pathlib.Path, write: Any) -> None:
@@ -121,13 +126,16 @@ def save(fig: Figure) -> pathlib.Path:
     The SVG is deterministic (fixed id salt, no date or creator metadata) and both files are
     written atomically, so an interrupted script never leaves a partial figure behind.
     """
-    script, script_globals = _calling_script()
-    directory = _output_dir or script.parent.parent / "docs" / "figures"
-    svg_path = directory / f"{script.stem}.svg"
+    if _rendering is None:
+        raise RuntimeError("save() knows which figure it saves only under the renderer: "
+                           "run python -m posenc.render figures_src/<name>.py (or make)")
+    script = _rendering.script
+    meta_path, svg_path = figure_files(script.stem, _rendering.directory)
     width, height = (round(v * PX_PER_INCH) for v in fig.get_size_inches())
-    meta = describe(script_globals) | {"width": width, "height": height, "script": f"figures_src/{script.name}"}
-    meta_bytes = (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode()
-    _atomic_write(svg_path.with_suffix(".json"), lambda file: file.write(meta_bytes))
+    meta = FigureMeta(**describe(_rendering.namespace), width=width, height=height,
+                      script=f"figures_src/{script.name}")
+    meta_bytes = meta.to_json().encode()
+    _atomic_write(meta_path, lambda file: file.write(meta_bytes))
     _atomic_write(svg_path, lambda file: fig.savefig(file, format="svg", metadata={"Date": None, "Creator": None}))
     plt.close(fig)
     return svg_path

@@ -22,15 +22,16 @@ import multiprocessing
 import os
 import pathlib
 import re
-import runpy
 import shutil
 import signal
 import sys
 import tempfile
 import time
 import traceback
+import types
 
 from . import plotting
+from .figure_files import FIGURE_DIR, figure_files
 
 #: A figure's name is part of file names, URLs and HTML ids, and passes through make.
 FIGURE_NAME = re.compile(r"[A-Za-z0-9_-]+")
@@ -38,11 +39,6 @@ FIGURE_NAME = re.compile(r"[A-Za-z0-9_-]+")
 DEFAULT_TIMEOUT = 120.0
 #: The name of a child's failure report inside its scratch folder.
 _ERROR_FILE = "error.txt"
-
-
-def outputs_of(script: pathlib.Path, directory: pathlib.Path) -> list[pathlib.Path]:
-    """The files that ``script`` writes through :func:`posenc.plotting.save`: JSON, then SVG."""
-    return [directory / f"{script.stem}.json", directory / f"{script.stem}.svg"]
 
 
 def bad_names(scripts: list[pathlib.Path]) -> list[pathlib.Path]:
@@ -55,7 +51,7 @@ def stale(scripts: list[pathlib.Path], directory: pathlib.Path, depends: list[pa
     newest_dependency = max((path.stat().st_mtime for path in depends), default=0.0)
     result = []
     for script in scripts:
-        svg = outputs_of(script, directory)[1]
+        svg = figure_files(script.stem, directory)[1]
         if not svg.exists() or svg.stat().st_mtime < max(script.stat().st_mtime, newest_dependency):
             result.append(script)
     return result
@@ -72,13 +68,23 @@ def remove_orphans(scripts: list[pathlib.Path], directory: pathlib.Path) -> list
     return removed
 
 
+def _run_as_main(script: pathlib.Path, scratch: pathlib.Path) -> None:
+    """Run ``script`` as ``__main__`` (as ``python script`` would), telling the helper to save into ``scratch``."""
+    module = types.ModuleType("__main__")
+    module.__file__ = str(script)
+    code = compile(script.read_bytes(), str(script), "exec")
+    # This child exits when the script is done, so the module it runs in can stand as __main__.
+    sys.modules["__main__"] = module
+    with plotting.rendering(script, vars(module), scratch):
+        exec(code, vars(module))  # noqa: S102 - running the figure script is the point
+
+
 def _run_script(script: pathlib.Path, scratch: pathlib.Path) -> None:
-    """The child's work: run ``script`` as ``__main__`` saving into ``scratch``; exit 0 on success."""
+    """The child's work: run ``script`` saving into ``scratch``; exit 0 on success."""
     status = 1
     try:
-        with plotting.writing_to(scratch):
-            runpy.run_path(str(script), run_name="__main__")
-        if not outputs_of(script, scratch)[1].exists():
+        _run_as_main(script, scratch)
+        if not figure_files(script.stem, scratch)[1].exists():
             raise RuntimeError("the script ran but saved no figure (call posenc.plotting.save)")
         status = 0
     except BaseException:  # noqa: BLE001 - whatever stopped the script is its failure; the parent prints it
@@ -109,7 +115,7 @@ def _render_one(script: pathlib.Path, directory: pathlib.Path, scratch_root: pat
             report = scratch / _ERROR_FILE
             return report.read_text() if report.exists() else f"{script} was stopped (exit status {child.exitcode})"
         directory.mkdir(parents=True, exist_ok=True)
-        for output in outputs_of(script, scratch):
+        for output in figure_files(script.stem, scratch):
             # The figure is dated when its render began, so a script edited during the render
             # is newer than its figure and will be rendered again.
             os.utime(output, (started, started))
@@ -170,7 +176,7 @@ def _write_if_changed(path: pathlib.Path, text: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scripts", nargs="*", type=pathlib.Path)
-    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("docs/figures"))
+    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(FIGURE_DIR))
     parser.add_argument("--update", action="store_true",
                         help="render only stale scripts and delete figures whose script is not listed")
     parser.add_argument("--depends", type=pathlib.Path, nargs="*", default=[],

@@ -35,7 +35,7 @@ def copy_basics(target: pathlib.Path) -> None:
     """The Makefile with its inputs, the posenc package, the shared venv and two figure scripts."""
     if not (ROOT / ".venv" / ".installed").is_file():
         pytest.fail("the virtual environment is not built: run `make`")
-    for name in ("Makefile", "requirements.lock", "pyproject.toml", "package-lock.json"):
+    for name in ("Makefile", "requirements.lock", "pyproject.toml", "package-lock.json", "CITATION.cff"):
         shutil.copy2(ROOT / name, target / name)
     shutil.copytree(ROOT / "posenc", target / "posenc", ignore=shutil.ignore_patterns("__pycache__"),
                     copy_function=shutil.copy2)

@@ -16,7 +16,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 
 import posenc
-from test_hooks import expand, fake_page, site_hook
+from test_hooks import expand, fake_page, markers_hook
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NAV = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
@@ -29,7 +29,7 @@ def citation() -> dict:
 
 def cite_markdown(markdown: str, site_url: str = "https://posenc.github.io/") -> str:
     """``markdown`` expanded as the Cite page, under the real nav, for a build at ``site_url``."""
-    return site_hook.on_page_markdown(markdown, fake_page("cite.md"), {"site_url": site_url, "nav": NAV}, None)
+    return markers_hook.on_page_markdown(markdown, fake_page("cite.md"), {"site_url": site_url, "nav": NAV}, None)
 
 
 def records(text: str) -> dict[str, str]:
@@ -99,7 +99,7 @@ def test_a_new_release_in_citation_cff_changes_every_record(tmp_path, monkeypatc
     text = re.sub(r"^date-released: .*$", 'date-released: "2031-02-03"', text, flags=re.M)
     moved = tmp_path / "CITATION.cff"
     moved.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(site_hook, "CITATION", moved)
+    monkeypatch.setattr(markers_hook, "CITATION", moved)
     out = cite_markdown("{{ release }}\n\n{{ cite: site }}\n\n{{ cite: articles }}\n\n{{ bibtex: kernel }}")
     assert out.startswith("version 3.4.5, released 3 February 2031\n")
     found = records(out)
@@ -132,7 +132,7 @@ def test_the_cite_page_writes_no_record_or_release_by_hand():
     assert "@misc" not in source
     assert str(citation()["version"]) not in source
     assert "{{ cite: site }}" in source and "{{ cite: articles }}" in source and "{{ release }}" in source
-    hook = (ROOT / "hooks" / "posenc_site.py").read_text(encoding="utf-8")
+    hook = (ROOT / "hooks" / "page_markers.py").read_text(encoding="utf-8")
     assert not re.search(r"year\s*=\s*\{+\d{4}", hook), "a year written into the hook"
 
 

@@ -362,7 +362,7 @@ def test_channel_maps_that_are_not_bijections_are_rejected() -> None:
 
 
 def _site_hook():
-    spec = importlib.util.spec_from_file_location("posenc_site", pathlib.Path(__file__).resolve().parents[1] / "hooks" / "posenc_site.py")
+    spec = importlib.util.spec_from_file_location("page_markers", pathlib.Path(__file__).resolve().parents[1] / "hooks" / "page_markers.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -378,7 +378,7 @@ def test_every_scope_is_shown_beside_its_equation(derivation_id: str) -> None:
 def test_every_scope_is_shown_on_the_derivations_page(monkeypatch: pytest.MonkeyPatch) -> None:
     hook = _site_hook()
     monkeypatch.setattr(hook, "_verify_report", lambda: {i: {"status": "proved", "seconds": 0.1} for i in REGISTRY})
-    page = hook._derivations("derivations/index.md", "https://example.org/")
+    page = hook._derivations_page("derivations/index.md", "https://example.org/")
     index, *entries = page.split("\n## ")  # the page opens with the index table
     for entry in REGISTRY.values():
         row = next(line for line in index.splitlines() if line.startswith(f"| [`{entry.id}`]"))

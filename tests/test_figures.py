@@ -6,10 +6,12 @@ import ast
 import json
 import pathlib
 import re
+import subprocess
 
 import pytest
 
 from posenc import render
+from posenc.figure_files import FIGURE_DIR
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((ROOT / "figures_src").glob("*.py"))
@@ -24,6 +26,14 @@ def rendered(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path]:
     assert render.render(SCRIPTS, first) == [], "a figure script failed (see the output above)"
     assert render.render(SCRIPTS, second) == []
     return first, second
+
+
+def test_make_reads_the_figure_folder_that_python_defines():
+    """The Makefile reads FIGURE_DIR from posenc/figure_files.py with sed; both readings agree."""
+    shown = subprocess.run(
+        ["make", "--no-print-directory", "-s", "-C", str(ROOT), "--eval", "show-figure-dir: ; @echo $(FIGURE_DIR)",
+         "show-figure-dir"], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == FIGURE_DIR
 
 
 def test_there_are_figure_scripts():

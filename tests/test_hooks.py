@@ -1,4 +1,4 @@
-"""The MkDocs hooks: page markers, build-time KaTeX, and notebook stylesheet slimming."""
+"""The MkDocs hooks: page markers, build-time KaTeX, and notebook pages."""
 
 from __future__ import annotations
 
@@ -6,32 +6,44 @@ import importlib.util
 import json
 import pathlib
 import re
+import sys
 import types
 
 import pytest
+import yaml
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+HOOKS = ROOT / "hooks"
 
 
 def load_hook(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "hooks" / f"{name}.py")
+    """The hook ``hooks/<name>.py`` loaded as MkDocs loads it: by path, its folder on sys.path meanwhile."""
+    spec = importlib.util.spec_from_file_location(name, HOOKS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    saved = sys.path.copy()
+    sys.path.insert(0, str(HOOKS))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
     return module
 
 
-site_hook = load_hook("posenc_site")
+markers_hook = load_hook("page_markers")
+math_hook = load_hook("build_math")
 notebook_hook = load_hook("notebook_pages")
+katex_process = sys.modules["katex_process"]  # what both math hooks imported
 
 
 def fake_page(src: str, description: str | None = "A page.") -> types.SimpleNamespace:
-    file = types.SimpleNamespace(src_uri=src, abs_src_path=str(ROOT / "docs" / src))
+    file = File(src, src_dir=str(ROOT / "docs"), dest_dir=str(ROOT / "site"), use_directory_urls=True)
     return types.SimpleNamespace(file=file, meta={"description": description} if description else {})
 
 
 def expand(markdown: str, src: str = "guide.md") -> str:
-    return site_hook.on_page_markdown(markdown, fake_page(src), {"site_url": "https://example.org/"}, None)
+    return markers_hook.on_page_markdown(markdown, fake_page(src), {"site_url": "https://example.org/"}, None)
 
 
 def test_ref_links_the_derivation_anchor_relative_to_the_page():
@@ -75,26 +87,38 @@ def test_markers_inside_code_fences_are_shown_not_expanded():
 
 
 def test_a_page_without_description_is_reported(caplog):
-    site_hook.on_page_markdown("text", fake_page("guide.md", description=None), {"site_url": "/"}, None)
-    assert "has no description" in caplog.text
+    markers_hook.on_page_context({}, fake_page("guide.md", description=None), {"site_url": "/"}, None)
+    assert "guide.md has no description" in caplog.text
+
+
+def test_a_notebook_takes_its_description_from_its_metadata_in_hook_order(caplog):
+    """mkdocs.yml runs notebook_pages's on_page_markdown before page_markers checks the description."""
+    hooks = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["hooks"]
+    assert hooks.index("hooks/notebook_pages.py") > hooks.index("hooks/build_math.py"), "math before CSS slimming"
+    source = "notebooks/explicit-position-ids.ipynb"
+    page = fake_page(source, description=None)
+    notebook_hook.on_page_markdown("", page, {}, None)
+    markers_hook.on_page_context({}, page, {}, None)
+    metadata = json.loads((ROOT / "docs" / source).read_text(encoding="utf-8"))["metadata"]
+    assert page.meta["description"] == metadata["description"] and "no description" not in caplog.text
 
 
 def test_katex_renders_arithmatex_output_and_rejects_bad_tex():
     page = fake_page("guide.md")
     html = '<p><span class="arithmatex">\\(x^2 &lt; 1\\)</span></p><div class="arithmatex">\\[\\frac{a}{b}\\]</div>'
-    out = site_hook.on_post_page(html, page, {})
+    out = math_hook.on_post_page(html, page, {})
     assert out.count('class="katex"') == 2 and "katex-display" in out and "arithmatex" not in out
     with pytest.raises(PluginError, match="guide.md: math does not render"):
-        site_hook.on_post_page('<span class="arithmatex">\\(\\frac{1}{\\)</span>', page, {})
-    site_hook.KATEX.close()
+        math_hook.on_post_page('<span class="arithmatex">\\(\\frac{1}{\\)</span>', page, {})
+    katex_process.KATEX.close()
 
 
 def test_notebook_math_is_rendered_outside_code_only():
     page = fake_page("notebooks/n.ipynb")
     html = '<div class="jp-RenderedMarkdown x">width $d = 8$ and <code>$HOME</code></div>'
-    out = site_hook.on_post_page(html, page, {})
+    out = notebook_hook.on_post_page(html, page, {})
     assert 'class="katex"' in out and "<code>$HOME</code>" in out
-    site_hook.KATEX.close()
+    katex_process.KATEX.close()
 
 
 def test_slim_stylesheet_keeps_rules_for_present_classes_and_their_variables():
@@ -166,32 +190,106 @@ def test_the_derivations_page_holds_nothing_measured_at_build_time(tmp_path, mon
     for seconds in (0.12, 3.45):
         report = tmp_path / f"verify-{seconds}.json"
         report.write_text(json.dumps({i: {"status": "proved", "seconds": seconds} for i in REGISTRY}))
-        monkeypatch.setattr(site_hook, "VERIFY_REPORT", report)
-        pages.append(site_hook._derivations("derivations/index.md", "https://example.org/"))
+        monkeypatch.setattr(markers_hook, "VERIFY_REPORT", report)
+        pages.append(markers_hook._derivations_page("derivations/index.md", "https://example.org/"))
     assert pages[0] == pages[1]
     assert "0.12" not in pages[0]
 
 
 def test_a_missing_node_is_named_with_how_to_install_it_before_building(monkeypatch):
-    monkeypatch.setattr(site_hook.shutil, "which", lambda name: None)
+    monkeypatch.setattr(katex_process.shutil, "which", lambda name: None)
     with pytest.raises(PluginError, match="node is not installed or not on PATH: install Node.js"):
-        site_hook.on_config({})
+        math_hook.on_config({})
 
 
 def test_the_preview_keeps_a_failed_figure_and_names_its_error(tmp_path, monkeypatch):
     meta = {"alt": "A line.", "caption": "Caption.", "title": "Title.", "width": 10, "height": 5,
             "script": "figures_src/drawn.py"}
     (tmp_path / "drawn.json").write_text(json.dumps(meta))
-    monkeypatch.setattr(site_hook, "FIGURES", tmp_path)
+    (tmp_path / "drawn.svg").write_text("<svg/>")
+    monkeypatch.setattr(markers_hook, "FIGURES", tmp_path)
+    monkeypatch.setattr(markers_hook, "DOCS", tmp_path.parent)
     failures = {name: "Traceback (most recent call last):\n  ...\nValueError: the data file is corrupt\n"
                 for name in ("drawn", "new")}
-    monkeypatch.setattr(site_hook, "_failed_figures", failures)
-    monkeypatch.setattr(site_hook, "_serving", True)
+    monkeypatch.setattr(markers_hook, "_failed_figures", failures)
+    monkeypatch.setattr(markers_hook, "_serving", True)
     page = expand("{{ figure: drawn }}")
-    assert "![A line.](figures/drawn.svg)" in page, "the last good figure stays on the page"
+    image = f'<img alt="A line." height="5" src="../{tmp_path.name}/drawn.svg" width="10" />'
+    assert image in page, "the last good figure stays on the page"
     assert '!!! failure "figures_src/drawn.py failed"' in page and "ValueError: the data file is corrupt" in page
     new = expand("{{ figure: new }}")
     assert "figures_src/new.py failed" in new and "<figure" not in new, "a new figure that never rendered"
-    monkeypatch.setattr(site_hook, "_serving", False)
+    monkeypatch.setattr(markers_hook, "_serving", False)
     with pytest.raises(PluginError, match="figure 'drawn' is stale: figures_src/drawn.py failed"):
         expand("{{ figure: drawn }}")
+
+
+@pytest.fixture
+def one_figure(tmp_path, monkeypatch):
+    """A figure folder ``figures`` inside a docs folder, holding figure ``drawn``; returns its sidecar."""
+    folder = tmp_path / "figures"
+    folder.mkdir()
+    meta = {"alt": "A line [from a to b] with 'quotes', \"double\" & <angles>.", "caption": "Caption.",
+            "title": "Title.", "width": 10, "height": 5, "script": "figures_src/drawn.py"}
+    (folder / "drawn.svg").write_text("<svg/>")
+    monkeypatch.setattr(markers_hook, "FIGURES", folder)
+    monkeypatch.setattr(markers_hook, "DOCS", tmp_path)
+    sidecar = folder / "drawn.json"
+    sidecar.write_text(json.dumps(meta))
+    return sidecar
+
+
+def test_a_figure_is_an_img_whose_alt_text_is_the_scripts_own(one_figure):
+    from html.parser import HTMLParser
+
+    images = []
+
+    class Images(HTMLParser):
+        def handle_startendtag(self, tag, attrs):
+            images.append(dict(attrs)) if tag == "img" else None
+
+    for src, url in (("guide.md", "../figures/drawn.svg"), ("index.md", "figures/drawn.svg"),
+                     ("figures/drawn.md", "../drawn.svg")):
+        images.clear()
+        Images().feed(expand("{{ figure: drawn }}", src))
+        alt = json.loads(one_figure.read_text())["alt"]
+        assert images == [{"alt": alt, "height": "5", "src": url, "width": "10"}], src
+
+
+def test_a_figure_sidecar_that_is_not_a_figure_meta_stops_the_build(one_figure):
+    meta = json.loads(one_figure.read_text())
+    one_figure.write_text(json.dumps(meta | {"width": "10"}))
+    with pytest.raises(ValueError, match="wrong type: width"):
+        expand("{{ figure: drawn }}")
+    del meta["alt"]
+    one_figure.write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="exactly the fields"):
+        expand("{{ figure: drawn }}")
+
+
+def test_a_figure_without_its_svg_stops_the_build(one_figure):
+    one_figure.with_suffix(".svg").unlink()
+    with pytest.raises(PluginError, match="figure 'drawn' has a description but no drawn.svg"):
+        expand("{{ figure: drawn }}")
+
+
+def test_hook_names_do_not_shadow_each_other():
+    """No module-level name of a hook is bound twice (as ``derivations`` once was, import and function)."""
+    import ast
+
+    for path in sorted(HOOKS.glob("*.py")):
+        bound: dict[str, int] = {}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.Assign):
+                names = [target.id for target in node.targets if isinstance(target, ast.Name)]
+            else:
+                continue
+            for name in names:
+                bound[name] = bound.get(name, 0) + 1
+        # `import posenc` and `import posenc.derivations` bind one module, the package.
+        twice = sorted(name for name, count in bound.items() if count > 1 and name != "posenc")
+        assert not twice, f"{path.name} binds {twice} more than once"

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from posenc import plotting, render
+from posenc.figure_files import FigureMeta
 
 GOOD_SCRIPT = '''
 """A test figure of one line.
@@ -54,6 +55,34 @@ def test_save_names_the_figure_after_its_script_and_records_its_description(tmp_
         "title": "A test figure of one line.",
         "width": round(plotting.HALF_WIDTH * 96),
     }
+
+
+def test_the_figure_is_named_after_the_script_the_renderer_runs(tmp_path):
+    """Even when save() is called from a module of the script's own, not from the script itself."""
+    (tmp_path / "drawing_aid.py").write_text(textwrap.dedent('''
+        from posenc import plotting
+
+
+        def draw_and_save():
+            fig, ax = plotting.new_figure(width=plotting.HALF_WIDTH, aspect=0.5)
+            ax.plot([0, 1], [0, 1])
+            plotting.save(fig)
+    '''))
+    script = write_script(tmp_path, "aided", GOOD_SCRIPT.replace(
+        "from posenc import plotting\n",
+        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport drawing_aid\nfrom posenc import plotting\n",
+    ).replace("def main():\n", "def main():\n    return drawing_aid.draw_and_save()\n"))
+    assert render.render([script], tmp_path / "out") == []
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["aided.json", "aided.svg"]
+    meta = FigureMeta.read(tmp_path / "out" / "aided.json")
+    assert meta.script == "figures_src/aided.py" and meta.alt == "One straight line rising from zero to one."
+
+
+def test_save_outside_the_renderer_refuses_and_names_the_command():
+    fig, ax = plotting.new_figure()
+    with pytest.raises(RuntimeError, match="python -m posenc.render figures_src/<name>.py"):
+        plotting.save(fig)
+    plotting.plt.close(fig)
 
 
 def test_svg_is_byte_identical_across_runs(tmp_path):

@@ -1,11 +1,12 @@
-"""MkDocs hook of the posenc site: page markers, generated pages, and build-time math.
+"""MkDocs hook of the posenc site: page markers and the pages generated beside them.
 
 Markers in a page's Markdown, expanded before MkDocs parses it (an unknown marker, figure
 or derivation ID stops the build):
 
 ``{{ figure: NAME }}``
-    The figure ``docs/figures/NAME.svg`` with its size, alt text and caption (all from the
-    ``.json`` that ``posenc.plotting.save`` wrote) and a link to the page of its script.
+    The figure ``NAME.svg`` with its size, alt text and caption (all from its
+    ``posenc.figure_files.FigureMeta``, which ``posenc.plotting.save`` wrote beside it) and a
+    link to the page of its script.
 ``{{ ref: ID }}``
     A link to derivation ``ID`` on the Derivations page.
 ``{{ eq: ID }}``
@@ -33,9 +34,9 @@ backslash that escapes the first brace).
 Generated pages (never files in ``docs/``): ``figures/NAME/`` for each rendered figure and
 ``derivations/source/`` with the SymPy source of every proof.
 
-After each page is rendered, TeX in ``\\(...\\)``/``\\[...\\]`` (from pymdownx.arithmatex)
-and ``$...$``/``$$...$$`` in notebook Markdown cells is rendered to HTML by KaTeX in one
-Node process, so pages ship no math JavaScript and need no network.
+Every page needs a ``description`` in its front matter (a warning, so ``--strict`` fails).
+The math on the pages is rendered by the ``build_math`` hook; notebooks are the
+``notebook_pages`` hook's.
 """
 
 from __future__ import annotations
@@ -48,7 +49,6 @@ import logging
 import pathlib
 import posixpath
 import re
-import shutil
 import subprocess
 import textwrap
 from urllib.parse import urlsplit
@@ -57,25 +57,26 @@ import numpy as np
 import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
 import posenc
-from posenc import derivations as _derivations  # noqa: F401 - registers every derivation
+import posenc.derivations  # noqa: F401 - registers every derivation in REGISTRY
+from posenc.figure_files import FIGURE_DIR, FigureMeta, figure_files
 from posenc.registry import GENERAL, REGISTRY
 
 log = logging.getLogger("mkdocs.hooks.posenc")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-FIGURES = ROOT / "docs" / "figures"
+DOCS = ROOT / "docs"
+FIGURES = ROOT / FIGURE_DIR
 VERIFY_REPORT = ROOT / "build" / "verify.json"
 CITATION = ROOT / "CITATION.cff"
 # Written by ``python -m posenc.render --update --errors``: why each failing figure script failed.
 FIGURE_ERRORS = ROOT / "build" / "figure-errors.json"
-KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 # A backslash before the braces escapes a marker (see the module docstring).
 MARKER = re.compile(r"(?<!\\)\{\{\s*(?P<kind>[a-z]+)(?:\s+(?P<spec>[^:}]*?))?\s*(?::\s*(?P<arg>.*?))?\s*\}\}")
 UNESCAPED_OPENING = re.compile(r"(?<!\\)\{\{")
-NODE_HELP = "install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math"
 
 
 def _relative(page_src: str, target: str) -> str:
@@ -83,11 +84,18 @@ def _relative(page_src: str, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(page_src) or ".")
 
 
-def _figure_meta(name: str) -> dict:
-    path = FIGURES / f"{name}.json"
-    if not path.is_file():
+def _figures_in_docs() -> str:
+    """The figure folder as a path inside ``docs/`` (and so in the site)."""
+    return FIGURES.relative_to(DOCS).as_posix()
+
+
+def _figure_meta(name: str) -> FigureMeta:
+    meta_path, svg_path = figure_files(name, FIGURES)
+    if not meta_path.is_file():
         raise PluginError(f"unknown figure {name!r}: no figures_src/{name}.py has been rendered (run make)")
-    return json.loads(path.read_text())
+    if not svg_path.is_file():
+        raise PluginError(f"figure {name!r} has a description but no {svg_path.name} (run make)")
+    return FigureMeta.read(meta_path)
 
 
 # {figure name: why its script failed}, as the last render recorded it (read before each build).
@@ -114,18 +122,22 @@ def _figure_failure(name: str) -> str:
     )
 
 
-def _figure(name: str, page_src: str, *, link_source: bool = True) -> str:
+def _figure(name: str, page_src: str, page_url: str, *, link_source: bool = True) -> str:
     failure = _figure_failure(name)
-    if failure and not (FIGURES / f"{name}.json").is_file():
+    if failure and not figure_files(name, FIGURES)[0].is_file():
         return failure  # a new figure whose first render failed: the note stands in for it
     meta = _figure_meta(name)
-    alt = meta["alt"].replace("[", "(").replace("]", ")")
-    image = _relative(page_src, f"figures/{name}.svg")
-    source = f' [Source: `{meta["script"]}`]({_relative(page_src, f"figures/{name}.md")})' if link_source else ""
+    folder = _figures_in_docs()
+    # An HTML <img>, not a Markdown image, so the alt text reaches the page exactly as the
+    # script wrote it (brackets included). MkDocs does not rewrite raw HTML, so the address is
+    # made relative to the page's URL here, as MkDocs makes a Markdown image's.
+    image = html.escape(get_relative_url(f"{folder}/{name}.svg", page_url))
+    img = f'<img alt="{html.escape(meta.alt)}" height="{meta.height}" src="{image}" width="{meta.width}" />'
+    source = f' [Source: `{meta.script}`]({_relative(page_src, f"{folder}/{name}.md")})' if link_source else ""
     return (
         f'\n<figure class="posenc-figure" id="fig-{name}" markdown="span">\n'
-        f'![{alt}]({image}){{ width="{meta["width"]}" height="{meta["height"]}" }}\n'
-        f'<figcaption markdown="span">**{meta["title"]}** {meta["caption"]}{source}</figcaption>\n'
+        f"{img}\n"
+        f'<figcaption markdown="span">**{meta.title}** {meta.caption}{source}</figcaption>\n'
         "</figure>\n" + failure
     )
 
@@ -265,7 +277,7 @@ def _articles(config) -> list[tuple[str, str, str]]:
         raise PluginError(f"the nav has none of the article sections {ARTICLE_SECTIONS} to cite")
     articles = []
     for label, path in items:
-        meta = get_data((ROOT / "docs" / path).read_text(encoding="utf-8"))[1] if path.endswith(".md") else {}
+        meta = get_data((DOCS / path).read_text(encoding="utf-8"))[1] if path.endswith(".md") else {}
         if meta.get("cite", True) is False:
             continue
         stem = posixpath.splitext(path)[0]
@@ -300,7 +312,7 @@ def _release_text() -> str:
     return f"version {release['version']}, released {date.day} {date:%B} {date.year}"
 
 
-def _derivations(page_src: str, site_url: str) -> str:
+def _derivations_page(page_src: str, site_url: str) -> str:
     report = _verify_report()
     source_page = _relative(page_src, "derivations/source.md")
     index = ["| ID | What it states | Status |", "| --- | --- | --- |"]
@@ -351,12 +363,13 @@ def _derivation_sources() -> str:
 
 def _figure_page(name: str) -> str:
     meta = _figure_meta(name)
-    code = (ROOT / meta["script"]).read_text()
-    first = meta["caption"].split(". ")[0].rstrip(".")
+    code = (ROOT / meta.script).read_text()
+    first = meta.caption.split(". ")[0].rstrip(".")
+    title = meta.title.rstrip(".")
     return (
-        f"---\ntitle: {json.dumps('Figure: ' + meta['title'].rstrip('.'))}\ndescription: {json.dumps(first + '.')}\n---\n\n"
-        f"# {meta['title'].rstrip('.')}\n\n{{{{ figure: {name} }}}}\n\n"
-        f"## Script {{ #script }}\n\n`{meta['script']}` draws this figure; `make` runs it again whenever it "
+        f"---\ntitle: {json.dumps('Figure: ' + title)}\ndescription: {json.dumps(first + '.')}\n---\n\n"
+        f"# {title}\n\n{{{{ figure: {name} }}}}\n\n"
+        f"## Script {{ #script }}\n\n`{meta.script}` draws this figure; `make` runs it again whenever it "
         "or the posenc helper changes.\n\n"
         f"```python\n{code}```\n"
     )
@@ -449,19 +462,6 @@ def on_startup(command, dirty):
     _serving = command == "serve"
 
 
-def _require_tools() -> None:
-    """Stop before building when Node.js or KaTeX is missing, saying how to install it."""
-    if shutil.which("node") is None:
-        raise PluginError(f"node is not installed or not on PATH: {NODE_HELP}")
-    if not KATEX_DIST.is_dir():
-        raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
-
-
-def on_config(config):
-    _require_tools()
-    return config
-
-
 def on_pre_build(config):
     """While previewing, bring stale figures and the derivation report up to date first."""
     global _failed_figures
@@ -475,20 +475,15 @@ def on_pre_build(config):
 
 def on_files(files, config):
     """Add the generated pages: one per rendered figure, and the derivations' sources."""
+    folder = _figures_in_docs()
     for meta_path in sorted(FIGURES.glob("*.json")):
-        files.append(File.generated(config, f"figures/{meta_path.stem}.md", content=_figure_page(meta_path.stem)))
+        files.append(File.generated(config, f"{folder}/{meta_path.stem}.md", content=_figure_page(meta_path.stem)))
     files.append(File.generated(config, "derivations/source.md", content=_derivation_sources()))
     return files
 
 
 def on_page_markdown(markdown, page, config, files):
     src = page.file.src_uri
-    if src.endswith(".ipynb"):
-        # Notebooks have no front matter; their metadata carries the page description.
-        notebook = json.loads(pathlib.Path(page.file.abs_src_path).read_text())
-        page.meta.setdefault("description", notebook.get("metadata", {}).get("description"))
-    if not page.meta.get("description"):
-        log.warning(f"page {src} has no description in its front matter (needed for search results and previews)")
 
     def expand(match: re.Match) -> str:
         kind, spec, arg = match["kind"], match["spec"], (match["arg"] or "").strip()
@@ -499,7 +494,7 @@ def on_page_markdown(markdown, page, config, files):
 
     def expand_marker(kind: str, spec: str | None, arg: str, marker: str) -> str:
         if kind == "figure":
-            return _figure(arg, src, link_source=not src.startswith("figures/"))
+            return _figure(arg, src, page.file.url, link_source=not src.startswith(_figures_in_docs() + "/"))
         if kind == "ref":
             return _ref(arg, src)
         if kind == "eq":
@@ -509,7 +504,7 @@ def on_page_markdown(markdown, page, config, files):
         if kind == "bibtex":
             return f"```bibtex\n{_bibtex(_derivation(arg), config['site_url'])}\n```"
         if kind == "derivations":
-            return _derivations(src, config["site_url"])
+            return _derivations_page(src, config["site_url"])
         if kind == "cite":
             return _cite(arg, src, config)
         if kind == "release":
@@ -529,100 +524,13 @@ def on_page_markdown(markdown, page, config, files):
     return "".join(text if is_code else expand_prose(text) for is_code, text in split_code(markdown))
 
 
-def on_page_content(html_content, page, config, files):
-    """Offer every notebook page's source for download (mkdocs-jupyter copies it beside the page)."""
-    if page.file.src_uri.endswith(".ipynb"):
-        name = posixpath.basename(page.file.src_uri)
-        link = f'<p class="posenc-download"><a href="{name}" download>Download this notebook ({name})</a></p>'
-        return link + html_content
-    return html_content
+def on_page_context(context, page, config, nav):
+    """Warn about a page without a description.
 
-
-class _KaTeX:
-    """One Node process running KaTeX for the whole build."""
-
-    def __init__(self) -> None:
-        self.process: subprocess.Popen | None = None
-        self.cache: dict[tuple[str, bool], str] = {}
-
-    def render(self, tex: str, display: bool, where: str) -> str:
-        key = (tex, display)
-        if key not in self.cache:
-            if self.process is None:
-                if not KATEX_DIST.is_dir():
-                    raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
-                self.process = subprocess.Popen(
-                    ["node", str(pathlib.Path(__file__).with_name("katex_server.js"))],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
-                )
-            self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
-            self.process.stdin.flush()
-            answer = json.loads(self.process.stdout.readline())
-            if "error" in answer:
-                raise PluginError(f"{where}: math does not render: {answer['error']}")
-            self.cache[key] = answer["html"]
-        return self.cache[key]
-
-    def close(self) -> None:
-        if self.process is not None:
-            self.process.stdin.close()
-            self.process.wait(timeout=10)
-            self.process = None
-
-
-KATEX = _KaTeX()
-ARITHMATEX = re.compile(
-    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])\s*</(?P=tag)>', re.S
-)
-NOTEBOOK_MARKDOWN = re.compile(r'(<div class="[^"]*jp-RenderedMarkdown[^"]*"[^>]*>)(.*?)(</div>)', re.S)
-NOTEBOOK_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$", re.S)
-CODE = re.compile(r"(<(pre|code)\b.*?</\2>)", re.S)
-
-
-def _notebook_cell(cell_html: str, where: str) -> str:
-    """Render ``$...$`` and ``$$...$$`` in a notebook Markdown cell, leaving code alone."""
-    pieces = CODE.split(cell_html)
-    out = []
-    for index, piece in enumerate(pieces):
-        if index % 3 == 1:
-            out.append(piece)
-        elif index % 3 == 0:
-            out.append(
-                NOTEBOOK_MATH.sub(
-                    lambda m: KATEX.render(
-                        html.unescape(m["display"] if m["display"] is not None else m["inline"]),
-                        m["display"] is not None,
-                        where,
-                    ),
-                    piece,
-                )
-            )
-    return "".join(out)
-
-
-def on_post_page(output, page, config):
-    where = page.file.src_uri
-
-    def arithmatex(match: re.Match) -> str:
-        display = match["display"] is not None
-        tex = html.unescape(match["display"] if display else match["inline"])
-        rendered = KATEX.render(tex, display, where)
-        return f'<div class="posenc-math">{rendered}</div>' if display else rendered
-
-    output = ARITHMATEX.sub(arithmatex, output)
-    if "jp-RenderedMarkdown" in output:
-        output = NOTEBOOK_MARKDOWN.sub(lambda m: m[1] + _notebook_cell(m[2], where) + m[3], output)
-    return output
-
-
-def on_post_build(config):
-    """Ship KaTeX's stylesheet and fonts with the site; stop the KaTeX process."""
-    KATEX.close()
-    target = pathlib.Path(config["site_dir"]) / "assets" / "katex"
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(KATEX_DIST / "katex.min.css", target / "katex.min.css")
-    shutil.copytree(KATEX_DIST / "fonts", target / "fonts", dirs_exist_ok=True)
-
-
-def on_shutdown():
-    KATEX.close()
+    Checked here, after every hook's ``on_page_markdown``, because the ``notebook_pages`` hook
+    takes a notebook's description from its metadata there.
+    """
+    if not page.meta.get("description"):
+        log.warning(f"page {page.file.src_uri} has no description in its front matter "
+                    "(needed for search results and previews)")
+    return context

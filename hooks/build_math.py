@@ -1,0 +1,50 @@
+"""MkDocs hook: the math of every page rendered to HTML by KaTeX at build time.
+
+After each page is rendered, TeX in ``\\(...\\)`` and ``\\[...\\]`` (what pymdownx.arithmatex
+writes) is replaced by KaTeX's HTML, so pages ship no math JavaScript and need no network.
+KaTeX's stylesheet and fonts are copied into the site. Math in notebook Markdown cells is the
+``notebook_pages`` hook's; both use the one KaTeX process of ``katex_process``.
+"""
+
+from __future__ import annotations
+
+import html
+import pathlib
+import re
+import shutil
+
+from katex_process import KATEX, KATEX_DIST, require_node_and_katex
+
+ARITHMATEX = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])\s*</(?P=tag)>', re.S
+)
+
+
+def on_config(config):
+    require_node_and_katex()
+    return config
+
+
+def on_post_page(output, page, config):
+    where = page.file.src_uri
+
+    def arithmatex(match: re.Match) -> str:
+        display = match["display"] is not None
+        tex = html.unescape(match["display"] if display else match["inline"])
+        rendered = KATEX.render(tex, display, where)
+        return f'<div class="posenc-math">{rendered}</div>' if display else rendered
+
+    return ARITHMATEX.sub(arithmatex, output)
+
+
+def on_post_build(config):
+    """Ship KaTeX's stylesheet and fonts with the site; stop the KaTeX process."""
+    KATEX.close()
+    target = pathlib.Path(config["site_dir"]) / "assets" / "katex"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(KATEX_DIST / "katex.min.css", target / "katex.min.css")
+    shutil.copytree(KATEX_DIST / "fonts", target / "fonts", dirs_exist_ok=True)
+
+
+def on_shutdown():
+    KATEX.close()

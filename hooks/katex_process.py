@@ -1,0 +1,63 @@
+"""One Node process running KaTeX for the whole build, shared by the hooks that render math.
+
+Not a hook itself: ``build_math`` (arithmatex output on every page) and ``notebook_pages``
+(math in notebook Markdown cells) import it, so both use the same process and cache. MkDocs
+puts a hook's folder on ``sys.path`` while loading the hook, which is how they find it.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+import subprocess
+
+from mkdocs.exceptions import PluginError
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
+NODE_HELP = "install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math"
+
+
+def require_node_and_katex() -> None:
+    """Stop before building when Node.js or KaTeX is missing, saying how to install it."""
+    if shutil.which("node") is None:
+        raise PluginError(f"node is not installed or not on PATH: {NODE_HELP}")
+    if not KATEX_DIST.is_dir():
+        raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
+
+
+class KaTeX:
+    """A KaTeX renderer in one Node process (``katex_server.js``), started on first use."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+        self.cache: dict[tuple[str, bool], str] = {}
+
+    def render(self, tex: str, display: bool, where: str) -> str:
+        """``tex`` as HTML; an error names the page ``where`` it is."""
+        key = (tex, display)
+        if key not in self.cache:
+            if self.process is None:
+                if not KATEX_DIST.is_dir():
+                    raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
+                self.process = subprocess.Popen(
+                    ["node", str(pathlib.Path(__file__).with_name("katex_server.js"))],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                )
+            self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
+            self.process.stdin.flush()
+            answer = json.loads(self.process.stdout.readline())
+            if "error" in answer:
+                raise PluginError(f"{where}: math does not render: {answer['error']}")
+            self.cache[key] = answer["html"]
+        return self.cache[key]
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+KATEX = KaTeX()

@@ -124,7 +124,7 @@ class _Load:
         self.failures: list[str] = []
         self.errors: list[str] = []
         self.page = page = context.new_page()
-        page.on("response", self.responses.append)
+        page.on("response", lambda response: self.responses.append(response))
         page.on("requestfailed", lambda request: self.failures.append(f"{request.url} ({request.failure})"))
         page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
         page.on("pageerror", lambda error: self.errors.append(str(error)))

@@ -1,4 +1,5 @@
-"""Shared fixtures: the built site served from 127.0.0.1, and Debian's Chromium via Playwright."""
+"""Shared fixtures: the built site served from 127.0.0.1, Debian's Chromium via Playwright (one
+browser for the whole run), and one load of every page per colour scheme for the page-wide checks."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from urllib.parse import urlparse
 
 import pytest
 from site_server import serve
+from site_visits import MISSING_PAGE, PageVisit, visit_pages
 
 # tests/peers compares posenc with torch and transformers; `make test-peers` runs it in its own venv.
 collect_ignore = ["peers"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # The built site under test; another build folder can be named for a one-off run.
 SITE = pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site"))
 CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
@@ -75,11 +78,44 @@ def scheme(request) -> str:
     return request.param
 
 
+def new_context(browser, scheme: str):
+    """A fresh browser context in one colour scheme, service workers blocked."""
+    return browser.new_context(color_scheme=scheme, service_workers="block", viewport={"width": 1280, "height": 900})
+
+
 @pytest.fixture
 def context(browser, scheme):
-    """A fresh browser context in one colour scheme, service workers blocked."""
-    context = browser.new_context(
-        color_scheme=scheme, service_workers="block", viewport={"width": 1280, "height": 900}
-    )
+    context = new_context(browser, scheme)
     yield context
     context.close()
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> pathlib.Path:
+    if not AXE.is_file():
+        pytest.fail("axe-core is not installed: run `npm ci` (or `make`)")
+    return AXE
+
+
+@pytest.fixture(scope="session")
+def site_visits(browser, base_url, site_paths):
+    """Every page of the sitemap and the 404 page, each loaded once per colour scheme, on first use."""
+    visits: dict[str, dict[str, PageVisit]] = {}
+
+    def of(scheme: str) -> dict[str, PageVisit]:
+        if scheme not in visits:
+            context = new_context(browser, scheme)
+            try:
+                visits[scheme] = visit_pages(context, base_url, site_paths + [MISSING_PAGE],
+                                             AXE if AXE.is_file() else None)
+            finally:
+                context.close()
+        return visits[scheme]
+
+    return of
+
+
+@pytest.fixture
+def visits(site_visits, scheme) -> dict[str, PageVisit]:
+    """This scheme's visit of every page, by path (MISSING_PAGE holds the 404 page's)."""
+    return site_visits(scheme)

@@ -1,4 +1,5 @@
-"""Every page of the built site, opened in headless Chromium in both colour schemes."""
+"""The built site in headless Chromium, in both colour schemes: every page loads offline with its
+images and math, and the scheme toggle, instant navigation, search and the 404 page work."""
 
 from __future__ import annotations
 
@@ -8,26 +9,6 @@ from urllib.parse import urlparse
 import pytest
 
 pytestmark = pytest.mark.browser
-
-# Text that would mean TeX reached the reader unrendered (outside code, which may show TeX).
-RAW_TEX_PROBE = """() => {
-  const walker = document.createTreeWalker(document.querySelector('article') || document.body,
-    NodeFilter.SHOW_TEXT, { acceptNode: (node) =>
-      node.parentElement.closest('pre, code, script, style, .katex, textarea')
-        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT });
-  const found = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const text = node.textContent;
-    if (/\\\\\\(|\\\\\\[|\\$\\$|\\\\frac|\\\\omega|\\\\sum/.test(text)) found.push(text.trim().slice(0, 80));
-  }
-  return found;
-}"""
-
-IMAGE_PROBE = """() => Array.from(document.images).map((img) => ({
-  src: img.getAttribute('src'), alt: img.getAttribute('alt'),
-  width: img.getAttribute('width'), height: img.getAttribute('height'),
-  loaded: img.complete && img.naturalWidth > 0,
-}))"""
 
 
 @dataclass
@@ -51,43 +32,60 @@ def open_page(context, url: str):
     return page, response, visit
 
 
-def test_every_page_loads_offline_with_sized_described_images_and_rendered_math(context, base_url, site_paths):
+# The page-wide checks read conftest's ``visits``: one load of every page in this scheme.
+
+
+def test_every_page_loads_offline_without_errors(visits, site_paths):
+    """Each page answers 200 and loads everything from the site itself, each request answered
+    200, with no failed request, console error or uncaught exception, and has a <title>."""
     problems: list[str] = []
     for path in site_paths:
-        page, response, visit = open_page(context, base_url + path)
-        where = f"{path}:"
-        if response is None or response.status != 200:
-            problems.append(f"{where} answered {response and response.status}")
-        for url, status in visit.responses:
-            host = urlparse(url).hostname
-            if host != "127.0.0.1" and not url.startswith("data:"):
-                problems.append(f"{where} request left the machine: {url}")
-            elif status != 200 and not url.startswith("data:"):
-                problems.append(f"{where} {url} answered {status}")
-        problems += [f"{where} request failed: {failure}" for failure in visit.failures]
-        problems += [f"{where} console or page error: {error}" for error in visit.errors]
-        for image in page.evaluate(IMAGE_PROBE):
-            if not image["loaded"]:
-                problems.append(f"{where} image did not load: {image['src']}")
-            if not (image["alt"] or "").strip():
-                problems.append(f"{where} image without alt text: {image['src']}")
-            if not (image["width"] and image["height"]):
-                problems.append(f"{where} image without width and height: {image['src']}")
-        if page.locator(".katex-error").count():
-            problems.append(f"{where} KaTeX error element")
-        raw = page.evaluate(RAW_TEX_PROBE)
-        if raw:
-            problems.append(f"{where} unrendered TeX: {raw[:3]}")
-        if not page.title().strip():
-            problems.append(f"{where} empty <title>")
-        page.close()
+        visit = visits[path]
+        if visit.status != 200:
+            problems.append(f"{path}: answered {visit.status}")
+        for transfer in visit.transfers:
+            if transfer.url.startswith("data:"):
+                continue
+            if urlparse(transfer.url).hostname != "127.0.0.1":
+                problems.append(f"{path}: request left the machine: {transfer.url}")
+            elif transfer.status != 200:
+                problems.append(f"{path}: {transfer.url} answered {transfer.status}")
+        problems += [f"{path}: request failed: {failure}" for failure in visit.failures]
+        problems += [f"{path}: console or page error: {error}" for error in visit.errors]
+        if not visit.title.strip():
+            problems.append(f"{path}: empty <title>")
     assert not problems, "\n".join(problems)
 
 
-def test_pages_use_the_requested_colour_scheme(context, base_url, scheme):
-    page, _, _ = open_page(context, base_url + "/")
+def test_every_image_is_loaded_sized_and_described(visits, site_paths):
+    problems: list[str] = []
+    for path in site_paths:
+        for image in visits[path].images:
+            if not image["loaded"]:
+                problems.append(f"{path}: image did not load: {image['src']}")
+            if not (image["alt"] or "").strip():
+                problems.append(f"{path}: image without alt text: {image['src']}")
+            if not (image["width"] and image["height"]):
+                problems.append(f"{path}: image without width and height: {image['src']}")
+    assert not problems, "\n".join(problems)
+
+
+def test_math_is_rendered_on_every_page(visits, site_paths):
+    """No KaTeX error element, and no TeX left as text outside code."""
+    problems: list[str] = []
+    for path in site_paths:
+        visit = visits[path]
+        if visit.katex_errors:
+            problems.append(f"{path}: {visit.katex_errors} KaTeX error element(s)")
+        if visit.raw_tex:
+            problems.append(f"{path}: unrendered TeX: {visit.raw_tex[:3]}")
+    assert not problems, "\n".join(problems)
+
+
+def test_pages_use_the_requested_colour_scheme(visits, site_paths, scheme):
     expected = "slate" if scheme == "dark" else "default"
-    assert page.get_attribute("body", "data-md-color-scheme") == expected
+    wrong = {path: visits[path].color_scheme for path in site_paths if visits[path].color_scheme != expected}
+    assert not wrong, f"pages not in the {expected} palette: {wrong}"
 
 
 def test_the_toggle_switches_scheme(browser, base_url):

@@ -1,0 +1,195 @@
+"""One load of every page in one colour scheme, and what the page-wide checks need from it.
+
+Loading a page (and waiting for the network to fall idle) is most of what a page-wide check
+costs, so each page is loaded once per scheme and everything is read from that load: the
+responses and their bodies, failed requests and errors, layout shifts, the images, the math and
+an axe-core report. The tests then assert on these observations, each on its own kind of defect.
+A few pages are kept loading at once, so one page's idle wait overlaps another's checks.
+"""
+
+from __future__ import annotations
+
+import collections
+import pathlib
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+# The theme's shared assets: loaded once and cached across pages, so not charged to a page's
+# weight (their bodies are not kept). Everything else a page loads counts, site-wide files of
+# this site included (posenc.css, explainer.js and .css, mkdocstrings' CSS).
+SHARED_ASSETS = re.compile(
+    r"^/assets/(?:javascripts/bundle\.[^/]*\.js"  # Material's script
+    r"|stylesheets/(?:main|palette)\.[^/]*\.css"  # Material's stylesheets
+    r"|katex/"  # KaTeX's stylesheet and fonts
+    r"|javascripts/workers/search\.[^/]*\.js|javascripts/lunr/"  # the search worker
+    r"|images/favicon\.png)"  # Material's default icon
+    r"|^/search/search_index\.json$"  # the search index
+    r"|^/sitemap\.xml$"  # fetched once by Material's instant navigation
+)
+
+# Text that would mean TeX reached the reader unrendered (outside code, which may show TeX).
+RAW_TEX_PROBE = """() => {
+  const walker = document.createTreeWalker(document.querySelector('article') || document.body,
+    NodeFilter.SHOW_TEXT, { acceptNode: (node) =>
+      node.parentElement.closest('pre, code, script, style, .katex, textarea')
+        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT });
+  const found = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent;
+    if (/\\\\\\(|\\\\\\[|\\$\\$|\\\\frac|\\\\omega|\\\\sum/.test(text)) found.push(text.trim().slice(0, 80));
+  }
+  return found;
+}"""
+
+IMAGE_PROBE = """() => Array.from(document.images).map((img) => ({
+  src: img.getAttribute('src'), alt: img.getAttribute('alt'),
+  width: img.getAttribute('width'), height: img.getAttribute('height'),
+  loaded: img.complete && img.naturalWidth > 0,
+}))"""
+
+# Every layout shift since the page began (buffered), each with the elements that moved.
+LAYOUT_SHIFTS = """() => new Promise((resolve) => {
+  const shifts = [];
+  const describe = (node) => !node ? '(removed node)' : node.nodeType !== 1 ? node.nodeName
+    : node.tagName.toLowerCase() + (node.id ? '#' + node.id : '')
+      + (node.className && typeof node.className === 'string' ? '.' + node.className.trim().split(/\\s+/).join('.') : '');
+  const rect = (r) => `(${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}x${Math.round(r.height)})`;
+  const take = (entries) => entries.forEach((e) => {
+    if (!e.hadRecentInput) shifts.push({ value: e.value, at: Math.round(e.startTime),
+      sources: (e.sources || []).map((s) => describe(s.node) + ' ' + rect(s.previousRect) + '->' + rect(s.currentRect)) });
+  });
+  const observer = new PerformanceObserver((list) => take(list.getEntries()));
+  observer.observe({ type: 'layout-shift', buffered: true });
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
+    take(observer.takeRecords());
+    observer.disconnect();
+    resolve(shifts);
+  }, 250)));
+})"""
+
+# An address the site does not have: answered with the site's 404 page, which is visited too.
+MISSING_PAGE = "/no/such/page/"
+
+# A page that shifts is loaded again, up to this many loads in all (see the layout-shift test).
+LAYOUT_ATTEMPTS = 3
+
+# Every violation axe reports, flattened to one line per element.
+AXE_RUN = """async () => {
+  const result = await axe.run(document, { resultTypes: ['violations'] });
+  return result.violations.flatMap((v) => v.nodes.map((n) => ({
+    rule: v.id, impact: v.impact, target: n.target.join(' '),
+    summary: (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 240),
+  })));
+}"""
+
+OPEN_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
+
+
+@dataclass
+class Transfer:
+    """One response: its URL and status, and its body when it counts towards the page's weight."""
+
+    url: str
+    status: int
+    body: bytes | None  # None for the shared assets and data: URLs (not weighed)
+
+
+@dataclass
+class PageVisit:
+    """What one load of a page showed, read before anything on the page was changed."""
+
+    path: str
+    status: int | None = None
+    transfers: list[Transfer] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # requests that failed, with the reason
+    errors: list[str] = field(default_factory=list)  # console errors and uncaught exceptions
+    title: str = ""
+    color_scheme: str | None = None  # the body's data-md-color-scheme
+    images: list[dict] = field(default_factory=list)
+    katex_errors: int = 0
+    raw_tex: list[str] = field(default_factory=list)
+    # The shifts of each load, until one load did not shift (at most LAYOUT_ATTEMPTS loads).
+    layout_shifts: list[list[dict]] = field(default_factory=list)
+    # axe-core's violations with every <details> opened; None when axe-core is not installed.
+    axe: list[dict] | None = None
+
+
+class _Load:
+    """A page whose navigation has started, with the listeners that record what it does."""
+
+    def __init__(self, context, url: str, path: str) -> None:
+        self.visit = PageVisit(path)
+        self.responses: list = []
+        self.failures: list[str] = []
+        self.errors: list[str] = []
+        self.page = page = context.new_page()
+        page.on("response", lambda response: self.responses.append(response))
+        page.on("requestfailed", lambda request: self.failures.append(f"{request.url} ({request.failure})"))
+        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        # Returns once the document starts arriving; the load goes on while other pages are read.
+        self.response = page.goto(url, wait_until="commit")
+
+    def settle(self) -> None:
+        self.page.wait_for_load_state("load")
+        self.page.wait_for_load_state("networkidle")
+
+
+def _transfer(response) -> Transfer:
+    url = urlparse(response.url)
+    body = None
+    if url.scheme != "data" and not SHARED_ASSETS.search(url.path):
+        try:
+            body = response.body()
+        except Exception:  # noqa: BLE001 - a redirect or aborted response has no body
+            body = b""
+    return Transfer(response.url, response.status, body)
+
+
+def _layout_shifts_of_a_fresh_load(context, url: str) -> list[dict]:
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    shifts = page.evaluate(LAYOUT_SHIFTS)
+    page.close()
+    return shifts
+
+
+def _read(load: _Load, context, url: str, axe: pathlib.Path | None) -> PageVisit:
+    load.settle()
+    page, visit = load.page, load.visit
+    visit.status = load.response.status if load.response else None
+    # Shifts first: nothing the checks below do to the page may count as the page's own shift.
+    visit.layout_shifts.append(page.evaluate(LAYOUT_SHIFTS))
+    visit.transfers = [_transfer(response) for response in load.responses]
+    visit.images = page.evaluate(IMAGE_PROBE)
+    visit.katex_errors = page.locator(".katex-error").count()
+    visit.raw_tex = page.evaluate(RAW_TEX_PROBE)
+    visit.title = page.title()
+    visit.color_scheme = page.get_attribute("body", "data-md-color-scheme")
+    visit.failures, visit.errors = list(load.failures), list(load.errors)  # what the load itself did
+    if axe is not None:
+        page.evaluate(OPEN_DETAILS)  # collapsed blocks are checked too
+        page.add_script_tag(path=str(axe))
+        visit.axe = page.evaluate(AXE_RUN)
+    page.close()
+    while visit.layout_shifts[-1] and len(visit.layout_shifts) < LAYOUT_ATTEMPTS:
+        visit.layout_shifts.append(_layout_shifts_of_a_fresh_load(context, url))
+    return visit
+
+
+def visit_pages(context, base_url: str, paths: list[str], axe: pathlib.Path | None,
+                in_flight: int = 3) -> dict[str, PageVisit]:
+    """Load each path once in ``context``, ``in_flight`` pages at a time; return the visits by path."""
+    visits: dict[str, PageVisit] = {}
+    loading: collections.deque[tuple[str, _Load]] = collections.deque()
+    for path in paths:
+        loading.append((path, _Load(context, base_url + path, path)))
+        if len(loading) >= in_flight:
+            done, load = loading.popleft()
+            visits[done] = _read(load, context, base_url + done, axe)
+    while loading:
+        done, load = loading.popleft()
+        visits[done] = _read(load, context, base_url + done, axe)
+    return visits

@@ -1,0 +1,101 @@
+"""Whole builds of the real site with mkdocs: two clean builds give the same bytes, and the
+versioned build deployed with mike cites its own address. (``test_build.py`` covers what
+``make`` does, on a small site.)"""
+
+from __future__ import annotations
+
+import gzip
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+# Files that legitimately differ between two builds, and what is compared in them instead.
+# Every other file must be byte-identical.
+BUILD_DATE = re.compile(rb"<lastmod>[^<]*</lastmod>")
+VOLATILE_FILES = {
+    # <lastmod> holds the build date (mkdocs writes the day of the build for every page).
+    "sitemap.xml": lambda data: BUILD_DATE.sub(b"<lastmod/>", data),
+    # The same XML gzipped; the gzip header holds that date as a timestamp.
+    "sitemap.xml.gz": lambda data: BUILD_DATE.sub(b"<lastmod/>", gzip.decompress(data)),
+}
+
+
+def _files(directory: pathlib.Path) -> dict[str, pathlib.Path]:
+    return {file.relative_to(directory).as_posix(): file for file in sorted(directory.rglob("*")) if file.is_file()}
+
+
+def test_two_clean_builds_are_identical(tmp_path):
+    """Two builds from the same sources give the same bytes (the notebook is executed in both),
+    except the files named in VOLATILE_FILES, whose build dates are masked before comparing."""
+    mkdocs = ROOT / ".venv" / "bin" / "mkdocs"
+    if not mkdocs.is_file():
+        pytest.fail("the virtual environment is not built: run `make`")
+    outputs = [tmp_path / "first", tmp_path / "second"]
+    # Both builds run at once, so a source edited during the test is less likely to differ.
+    builds = [
+        subprocess.Popen([str(mkdocs), "build", "--quiet", "--site-dir", str(out)], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for out in outputs
+    ]
+    for build in builds:
+        _, stderr = build.communicate(timeout=600)
+        assert build.returncode == 0, f"mkdocs build failed:\n{stderr[-3000:]}"
+    first, second = (_files(out) for out in outputs)
+    differing = sorted(set(first) ^ set(second))
+    for name in sorted(set(first) & set(second)):
+        a, b = first[name].read_bytes(), second[name].read_bytes()
+        normalise = VOLATILE_FILES.get(name)
+        if normalise is not None:
+            a, b = normalise(a), normalise(b)
+        if a != b:
+            differing.append(name)
+    assert not differing, "files that differ between two clean builds:\n" + "\n".join(differing)
+
+
+# --- the versioned deploy ------------------------------------------------------------------
+
+
+# mike's plugin (mike/mkdocs_plugin.py) sets site_url = urljoin(site_url, version) after the
+# configuration is validated, so the hooks see it without a trailing slash. This builds
+# mkdocs-deploy.yml the same way, for a version 9.9, without needing mike installed.
+MIKE_LIKE_BUILD = """
+import sys
+from urllib.parse import urljoin
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+config = load_config("mkdocs-deploy.yml", site_dir=sys.argv[1])
+config["site_url"] = urljoin(config["site_url"], "9.9")
+config.plugins.on_startup(command="build", dirty=False)
+try:
+    build(config)
+finally:
+    config.plugins.on_shutdown()
+"""
+
+
+def test_versioned_build_cites_its_own_address(tmp_path, site_dir):
+    """What .github/workflows/deploy.yml publishes with mike for a version 9.9. Canonical
+    links, the BibTeX of every derivation and the 404 page's links must name /9.9/, so that a
+    cited /9.9/derivations/#ID keeps its text; only this build asks for the version list."""
+    out = tmp_path / "site"
+    build = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", MIKE_LIKE_BUILD, str(out)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, f"building mkdocs-deploy.yml failed:\n{build.stderr[-3000:]}"
+    page = (out / "derivations" / "index.html").read_text(encoding="utf-8")
+    canonical = re.search(r'<link rel="canonical" href="([^"]+)"', page)[1]
+    assert canonical == "https://posenc.github.io/9.9/derivations/"
+    cited = re.findall(r"\\url\{([^}]*)\}", page)
+    wrong = sorted({url for url in cited if not url.startswith(canonical + "#")})
+    assert cited, "no BibTeX \\url{...} on the Derivations page"
+    assert not wrong, f"{len(wrong)} BibTeX URL(s) do not start with {canonical}#, e.g. {wrong[0]}"
+    links = [href for href in re.findall(r'<a href="([^"]+)"', (out / "404.html").read_text(encoding="utf-8"))
+             if href.startswith("/")]
+    assert links and all(href.startswith("/9.9/") for href in links), links
+    assert '"provider": "mike"' in (out / "index.html").read_text(encoding="utf-8")
+    assert '"version": null' in (site_dir / "index.html").read_text(encoding="utf-8"), \
+        "the local build (mkdocs.yml) must not ask for versions.json"

@@ -1,4 +1,4 @@
-"""Token embeddings plus the positional encoding make the transformer input.
+r"""Token embeddings plus the positional encoding make the transformer input.
 
 Each row of panels is one sequence of a batch of two: its $8 \times 6$ token-embedding matrix
 (rows are positions, columns hidden channels) plus the $8 \times 6$ sinusoidal table gives the

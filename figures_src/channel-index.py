@@ -1,4 +1,4 @@
-"""The same channel index carries a different wave at width 20 and at width 50.
+r"""The same channel index carries a different wave at width 20 and at width 50.
 
 Channel $i = 2r$ holds $\sin(t \cdot 10000^{-i/d})$, so its wavelength $2\pi \cdot 10000^{i/d}$ depends on
 the width $d$ as well as on $i$. Channel 0 is identical at every width; for higher indices the wave

@@ -1,4 +1,4 @@
-"""How the frequency grid changes with the model width.
+r"""How the frequency grid changes with the model width.
 
 Each row marks the $d/2$ pair frequencies $\omega_r = 10000^{-2r/d}$ of one width on a log axis.
 Every grid starts at $\omega = 1$ and stops one step above $1/10000$; a wider model fills that

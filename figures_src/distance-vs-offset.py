@@ -1,4 +1,4 @@
-"""The squared distance between two position vectors depends only on their offset.
+r"""The squared distance between two position vectors depends only on their offset.
 
 $\lVert P(t) - P(t + \Delta) \rVert^2$ computed from the vectors themselves, for four starting
 positions $t$: the four sets of points coincide and lie on $d - 2K(\Delta)$ (the wide pale curve),

@@ -1,4 +1,4 @@
-"""Dot products of the width-16 position vectors of positions 0 to 19.
+r"""Dot products of the width-16 position vectors of positions 0 to 19.
 
 Cell $(i, j)$ is $P(i) \cdot P(j)$. Every diagonal is constant because the dot product is a sum
 of $\cos(\omega_r (i - j))$ and depends only on the distance: the boxed pair, positions 3 and 8,

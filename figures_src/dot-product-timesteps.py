@@ -1,4 +1,4 @@
-"""Dot products between every pair of 50 positions at width 128.
+r"""Dot products between every pair of 50 positions at width 128.
 
 Left: $P(t) \cdot P(s)$ for $t, s = 0, \dots, 49$; the colour is constant along every line parallel
 to the diagonal. Right: three rows of that matrix drawn against the offset $s - t$ land on one

@@ -1,4 +1,4 @@
-"""Four sine channels of the width-16 encoding, from fast to slow.
+r"""Four sine channels of the width-16 encoding, from fast to slow.
 
 Channels 0, 2, 4 and 6 over positions 0 to 200. Channel $2r$ has wavelength
 $2\pi \cdot 10000^{2r/16}$: about 6.3 positions for channel 0, 20 for channel 2, 63 for channel 4 and

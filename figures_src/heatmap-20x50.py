@@ -1,4 +1,4 @@
-"""The width-20 encoding of positions 0 to 49.
+r"""The width-20 encoding of positions 0 to 49.
 
 Each row is one position vector P(t), each column one channel (even: sine, odd: cosine).
 The left columns change colour every few rows; towards the right the waves are so slow

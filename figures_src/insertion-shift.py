@@ -1,4 +1,4 @@
-"""Inserting a token at the start moves every absolute position, not the offsets.
+r"""Inserting a token at the start moves every absolute position, not the offsets.
 
 Putting "Yesterday" in front of "the dog chased a ball" moves each original token one
 position later (arrows), so "chased" goes from position 2 to 3. The offset between

@@ -1,4 +1,4 @@
-"""The kernel, the dot product of two position vectors by their offset, at width 8 and wider.
+r"""The kernel, the dot product of two position vectors by their offset, at width 8 and wider.
 
 $K(\Delta) = P(t) \cdot P(t + \Delta)$ is the sum of $\cos(\omega_r \Delta)$ over the $d/2$ pairs: it
 peaks at $d/2$ when $\Delta = 0$ and is symmetric in $\Delta$, but it does not fall steadily with

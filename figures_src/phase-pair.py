@@ -1,4 +1,4 @@
-"""One frequency's sine and cosine as a point on the unit circle.
+r"""One frequency's sine and cosine as a point on the unit circle.
 
 For a phase $\theta = t\omega$ the pair $v(\theta) = (\sin\theta, \cos\theta)$ lies on the unit
 circle and moves clockwise from the top as $\theta$ grows. Phases 0 and $\pi$ have the same sine, 0,

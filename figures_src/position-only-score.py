@@ -1,4 +1,4 @@
-"""The position-only attention score for two choices of the matrix A at width 8.
+r"""The position-only attention score for two choices of the matrix A at width 8.
 
 The score is $P(t)^\top A\, P(s)$. With $A = I$ it is the kernel $K(s - t)$, constant along every
 diagonal: pairs one step apart, such as (0, 1) and (1, 2), score the same. With an $A$ that keeps

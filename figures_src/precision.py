@@ -1,4 +1,4 @@
-"""How far a sinusoidal encoding drifts from the exact value as the position id grows.
+r"""How far a sinusoidal encoding drifts from the exact value as the position id grows.
 
 Largest absolute error over eight pairs of a width-128 table (base 10000) against mpmath at 50
 digits, for ids from 1 to $2^{31} - 1$. The naive recipe rounds the id, the frequency and the

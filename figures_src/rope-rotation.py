@@ -1,4 +1,4 @@
-"""RoPE rotates every pair of q and k by its position; the score sees only the offset.
+r"""RoPE rotates every pair of q and k by its position; the score sees only the offset.
 
 Width 8, so four pairs with $\theta_r = 10000^{-2r/8}$. Query and key share the content
 [0.6, 0.4] in every pair (thin arrow); the query at position 3 turns by $3\theta_r$ (blue), the key

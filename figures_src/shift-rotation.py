@@ -1,4 +1,4 @@
-"""A shift by one position is a rotation of every sine/cosine pair.
+r"""A shift by one position is a rotation of every sine/cosine pair.
 
 Left: for the fastest pair ($\omega = 1$) the shift matrix $S_1(1)$ turns $v(0) = (0, 1)$ into
 $v(1)$ and, applied again, into $v(2)$, clockwise because the sine is drawn on the horizontal axis;

@@ -1,4 +1,4 @@
-"""Each channel pair is a sine and a cosine wave; a position vector is a vertical slice.
+r"""Each channel pair is a sine and a cosine wave; a position vector is a vertical slice.
 
 Width 8: pair $r$ holds $\sin(t\omega_r)$ in channel $2r$ and $\cos(t\omega_r)$ in channel $2r + 1$,
 with wavelengths 6.3, 63, 628 and 6283 positions. The dashed line at $t = 10$ cuts every wave once;

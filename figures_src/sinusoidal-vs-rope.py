@@ -1,4 +1,4 @@
-"""Similarity to position 2: sinusoidal dot product against RoPE score, width 8.
+r"""Similarity to position 2: sinusoidal dot product against RoPE score, width 8.
 
 The sinusoidal curve is $P(2) \cdot P(n)$; the RoPE curve is the score of a query at position 2
 and a key at position $n$, both with content [0.6, 0.4] in every pair. With that content the

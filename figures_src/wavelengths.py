@@ -1,4 +1,4 @@
-"""Wavelengths of the sine/cosine pairs at widths 8, 20, 128 and 512.
+r"""Wavelengths of the sine/cosine pairs at widths 8, 20, 128 and 512.
 
 Pair $r$ has wavelength $2\pi \cdot 10000^{2r/d}$ positions. Drawn against the pair's relative
 place $2r/d$, every width samples the same straight line on the log axis: a geometric progression

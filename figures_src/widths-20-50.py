@@ -1,4 +1,4 @@
-"""The same 100 positions encoded at width 20 and at width 50.
+r"""The same 100 positions encoded at width 20 and at width 50.
 
 Both encodings start with the same fastest pair ($\omega = 1$), and both frequency grids run from 1
 toward $1/10000$, but width 50 spaces its 25 pairs more closely: its channel 10 repeats the

@@ -1,8 +1,8 @@
-"""Token embeddings plus the positional encoding make the transformer input.
+r"""Token embeddings plus the positional encoding make the transformer input.
 
-Each row of panels is one sequence of a batch of two: its 8 x 6 token-embedding matrix
-(rows are positions, columns hidden channels) plus the 8 x 6 sinusoidal table gives the
-8 x 6 input of the first block. The same table is added to every sequence of the batch
+Each row of panels is one sequence of a batch of two: its $8 \times 6$ token-embedding matrix
+(rows are positions, columns hidden channels) plus the $8 \times 6$ sinusoidal table gives the
+$8 \times 6$ input of the first block. The same table is added to every sequence of the batch
 (broadcast over the batch axis), so the shapes [2, 8, 6] + [8, 6] give [2, 8, 6].
 """
 
@@ -48,7 +48,7 @@ def main():
         for ax, symbol in zip(row[1::2], ("+", "=")):
             ax.axis("off")
             ax.text(0.5, 0.5, symbol, ha="center", va="center", fontsize=22, transform=ax.transAxes)
-    axes[1, 2].set_title("the same table (broadcast)", fontsize=9, color=plotting.GREY)
+    axes[1, 2].set_title("the same table (broadcast)", fontsize=9)
     fig.colorbar(image, ax=axes[:, 4], label="value", shrink=0.8)
     plotting.save(fig)
 

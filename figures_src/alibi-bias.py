@@ -1,8 +1,8 @@
 """ALiBi: a causal bias that falls linearly with distance, at a different slope per head.
 
-Top: the bias that four of eight heads add to the score of query i and key j over a length
+Top: the bias that four of eight heads add to the score of query $i$ and key $j$ over a length
 of 8, on one colour scale; the blank upper triangle is masked (future keys, minus infinity).
-Head h of 8 has slope 2^(-h): head 1 penalises distance by 1/2 per position, head 8 by only
+Head $h$ of 8 has slope $2^{-h}$: head 1 penalises distance by 1/2 per position, head 8 by only
 1/256. Bottom: the slopes for 8 heads and for 12, where heads 9-12 fall between the first
 eight (every other slope of a 16-head model).
 """
@@ -47,16 +47,16 @@ def main():
         ax.set_xlabel("key j")
         ax.spines[["left", "bottom"]].set_visible(False)
     axes[0, 0].set_ylabel("query i")
-    axes[0, 0].text(LENGTH - 1, 0.5, "masked", ha="right", va="top", fontsize=8, color=plotting.GREY)
+    axes[0, 0].text(LENGTH - 1, 0.5, "masked", ha="right", va="top", fontsize=9)
     fig.colorbar(image, ax=axes[0], label="bias −slope·(i − j)", shrink=0.8)
 
     slopes_ax = plotting.span_axes(axes[1])  # the bottom row becomes one wide slope plot
-    slopes_ax.plot(np.arange(1, 9), slopes8, "o", color=plotting.BLUE, markersize=7, label="8 heads")
-    slopes_ax.plot(np.arange(1, 13), slopes12, "x", color=plotting.VERMILLION, markersize=7,
+    slopes_ax.plot(np.arange(1, 9), slopes8, "o", color=plotting.colour_of(series=0), markersize=7, label="8 heads")
+    slopes_ax.plot(np.arange(1, 13), slopes12, "x", color=plotting.colour_of(series=1), markersize=7,
                    markeredgewidth=1.8, label="12 heads")
     for h, slope in enumerate(slopes12[8:], start=9):
         slopes_ax.annotate(f"{slope:.3f}", (h, slope), xytext=(7, 0), textcoords="offset points",
-                           va="center", fontsize=8, color=plotting.VERMILLION)
+                           va="center", fontsize=9)
     slopes_ax.set_yscale("log", base=2)
     slopes_ax.set_xticks(range(1, 13))
     slopes_ax.set_xlim(0.5, 13.2)

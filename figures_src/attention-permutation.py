@@ -1,7 +1,7 @@
-"""Without positions, reordering the words only permutes the attention scores.
+r"""Without positions, reordering the words only permutes the attention scores.
 
 Toy two-dimensional embeddings Dog = [0.8, 0.2], bites = [0.1, 0.9] and man = [0.5, 0.6],
-with no position added. The score matrix Q K^T (here simply E E^T) for each word order
+with no position added. The score matrix $QK^\top$ (here simply $EE^\top$) for each word order
 holds the same nine dot products; only its rows and columns are reordered, so attention
 alone cannot tell "Dog bites man" from "man bites Dog".
 """

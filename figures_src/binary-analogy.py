@@ -1,6 +1,6 @@
 """Binary counting beside the sinusoidal encoding of the same 16 positions.
 
-Left: the bits of 0 to 15, lowest bit first. Bit b repeats every 2^(b+1) numbers, so bit 0
+Left: the bits of 0 to 15, lowest bit first. Bit $b$ repeats every $2^{b+1}$ numbers, so bit 0
 flips at every step and bit 3 only once. Right: the width-8 encoding of positions 0 to 15;
 its fast pair cycles about two and a half times, the second pair makes a quarter turn and
 the last two barely move. Both codes give every position a distinct row built from fast and
@@ -43,20 +43,20 @@ def main():
 
     fig, (left, right) = plotting.new_figure(aspect=0.5, ncols=2, width_ratios=(4, 8.5))
     image = plotting.heatmap(left, bits, signed=False, extent=(-0.5, 3.5, POSITIONS - 0.5, -0.5))
-    plotting.annotate_cells(left, image, bits, fmt="{:.0f}", fontsize=8)
+    plotting.annotate_cells(left, image, bits, fmt="{:.0f}", fontsize=9)
     left.set(xticks=range(4), yticks=ids[::5], xlabel="bit b (lowest first)", ylabel="position t",
              title="binary")
     top = left.secondary_xaxis("top")
-    top.set_xticks(range(4), [f"{2 ** (b + 1)}" for b in range(4)], fontsize=8)
-    top.set_xlabel("period (positions)", fontsize=8)
+    top.set_xticks(range(4), [f"{2 ** (b + 1)}" for b in range(4)], fontsize=9)
+    top.set_xlabel("period (positions)", fontsize=9)
 
     plotting.heatmap(right, table, colorbar_label="value",
                      extent=(-0.5, WIDTH - 0.5, POSITIONS - 0.5, -0.5))
     right.set(xticks=range(WIDTH), yticks=ids[::5], xlabel="channel i (even: sin, odd: cos)",
               title=f"sinusoidal, d = {WIDTH}")
     top = right.secondary_xaxis("top")
-    top.set_xticks(np.arange(0.5, WIDTH, 2), [short(x) for x in wavelengths], fontsize=8)
-    top.set_xlabel("pair wavelength (positions)", fontsize=8)
+    top.set_xticks(np.arange(0.5, WIDTH, 2), [short(x) for x in wavelengths], fontsize=9)
+    top.set_xlabel("pair wavelength (positions)", fontsize=9)
     plotting.save(fig)
 
 

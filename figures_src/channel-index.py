@@ -1,9 +1,9 @@
-"""The same channel index carries a different wave at width 20 and at width 50.
+r"""The same channel index carries a different wave at width 20 and at width 50.
 
-Channel i = 2r holds sin(t · 10000^(-i/d)), so its wavelength 2π · 10000^(i/d) depends on the
-width d as well as on i. Channel 0 is identical at every width; for higher indices the wave
+Channel $i = 2r$ holds $\sin(t \cdot 10000^{-i/d})$, so its wavelength $2\pi \cdot 10000^{i/d}$ depends on
+the width $d$ as well as on $i$. Channel 0 is identical at every width; for higher indices the wave
 is much faster at width 50, where the index sits earlier in a longer frequency grid. Each
-panel states its channel's wavelength λ in positions.
+panel states its channel's wavelength $\lambda$ in positions; each width has its own colour.
 """
 
 import numpy as np
@@ -42,15 +42,16 @@ def main():
     for row, i in enumerate(CHANNELS):
         for col, w in enumerate(WIDTHS):
             ax = axes[row, col]
-            ax.axhline(0, color=plotting.GREY, linewidth=0.6)
-            ax.plot(ids, tables[w][:, i], color=plotting.SINE, linewidth=1.3)
-            ax.text(0.99, 0.96, f"λ = {STATED[i, w]}", transform=ax.transAxes, ha="right", va="top",
-                    fontsize=9, bbox=dict(facecolor="white", edgecolor="none", pad=1))
+            ax.axhline(0, color=plotting.colour_of(reference=True), linewidth=0.5)
+            ax.plot(ids, tables[w][:, i], color=plotting.colour_of(width=w), linewidth=1.3, label=f"d = {w}")
+            # Above the curves' crest (the y limit leaves a band there), so nothing runs under it.
+            ax.text(0.99, 0.98, f"λ = {STATED[i, w]}", transform=ax.transAxes, ha="right", va="top",
+                    fontsize=9)
         axes[row, 0].set_ylabel(f"i = {i}", rotation=0, ha="right", va="center")
     for col, w in enumerate(WIDTHS):
         axes[0, col].set_title(f"d = {w}")
         axes[-1, col].set_xlabel("position t")
-    axes[0, 0].set(ylim=(-1.3, 1.45), yticks=[-1, 0, 1])
+    axes[0, 0].set(ylim=(-1.2, 2.1), yticks=[-1, 0, 1])
     fig.supylabel("value of channel i (a sine)", fontsize=10)
     plotting.save(fig)
 

@@ -1,8 +1,9 @@
-"""How the frequency grid changes with the model width.
+r"""How the frequency grid changes with the model width.
 
-Each row marks the d/2 pair frequencies ω_r = 10000^(-2r/d) of one width on a log axis. Every
-grid starts at ω = 1 and stops one step above 1/10000; a wider model fills that same range
-with more pairs, so the ratio between neighbouring frequencies, 10000^(-2/d), creeps toward 1.
+Each row marks the $d/2$ pair frequencies $\omega_r = 10000^{-2r/d}$ of one width on a log axis.
+Every grid starts at $\omega = 1$ and stops one step above $1/10000$; a wider model fills that
+same range with more pairs, so the ratio between neighbouring frequencies, $10000^{-2/d}$, creeps
+toward 1.
 """
 
 import numpy as np
@@ -19,7 +20,6 @@ ALT = (
 )
 WIDTHS = (8, 20, 50, 128, 512)
 RATIOS = {8: "0.100", 20: "0.398", 50: "0.692", 128: "0.866", 512: "0.965"}
-COLOURS = (plotting.VERMILLION, plotting.BLUE, plotting.GREEN, plotting.PURPLE, plotting.ORANGE)
 
 
 def main():
@@ -33,12 +33,15 @@ def main():
 
     fig, ax = plotting.new_figure(aspect=0.42)
     rows = np.arange(len(WIDTHS))[::-1]  # d = 8 on top
-    ax.eventplot([grids[w] for w in WIDTHS], lineoffsets=rows, linelengths=0.6,
-                 colors=COLOURS, linewidths=[1.6, 1.4, 1.2, 0.9, 0.6])
-    ax.axvline(1e-4, color=plotting.GREY, linewidth=0.8, linestyle="--")
-    ax.text(1.1e-4, len(WIDTHS) - 0.45, "1/10000", color=plotting.GREY, fontsize=9, va="center")
-    for row, w, colour in zip(rows, WIDTHS, COLOURS):
-        ax.text(1.35, row, f"ratio {RATIOS[w]}", va="center", fontsize=9, color=colour)
+    ticks = ax.eventplot([grids[w] for w in WIDTHS], lineoffsets=rows, linelengths=0.6,
+                         colors=[plotting.colour_of(width=w) for w in WIDTHS],
+                         linewidths=[1.6, 1.4, 1.2, 0.9, 0.6])
+    for collection, w in zip(ticks, WIDTHS):
+        collection.set_label(f"d = {w}")
+    ax.axvline(1e-4, color=plotting.colour_of(reference=True), linewidth=0.8, linestyle="--")
+    ax.text(1.1e-4, len(WIDTHS) - 0.45, "1/10000", fontsize=9, va="center")
+    for row, w in zip(rows, WIDTHS):  # in the text colour: a row's colour is its tick marks'
+        ax.text(1.35, row, f"ratio {RATIOS[w]}", va="center", fontsize=9)
     ax.set_xscale("log")
     ax.set_xlim(6e-5, 1.3)
     ax.set_ylim(-0.6, len(WIDTHS) - 0.2)

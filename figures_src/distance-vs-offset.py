@@ -1,8 +1,8 @@
-"""The squared distance between two position vectors depends only on their offset.
+r"""The squared distance between two position vectors depends only on their offset.
 
-|P(t) - P(t + Δ)|² computed from the vectors themselves, for four starting positions t: the
-four sets of points coincide and lie on d - 2K(Δ) (grey), because every P(t) has squared
-length d/2. The distance is the same at any start, yet it does not grow steadily with Δ.
+$\lVert P(t) - P(t + \Delta) \rVert^2$ computed from the vectors themselves, for four starting
+positions $t$: the four sets of points coincide and lie on $d - 2K(\Delta)$ (the wide pale curve),
+because every $P(t)$ has squared length $d/2$. The distance is the same at any start, yet it does not grow steadily with Δ.
 """
 
 import numpy as np
@@ -13,14 +13,14 @@ from posenc import plotting
 ALT = (
     "Two panels of squared distance against offset 0 to 30, at width 8 and width 128. In each, "
     "points for starting positions 0, 7, 100 and 1000 lie exactly on top of each other and on "
-    "one grey curve. At width 8 the curve rises from 0 to 4.07 at offset 3, falls back to "
+    "one wide pale curve. At width 8 the curve rises from 0 to 4.07 at offset 3, falls back to "
     "0.43 at offset 6 and keeps oscillating; at width 128 it rises steeply to 33.6 at "
     "offset 5, then climbs slowly, with small dips, to 55.5 at offset 30."
 )
 STARTS = (0, 7, 100, 1000)
 OFFSETS = np.arange(31)
-STYLES = ((plotting.BLUE, "o", 7.5), (plotting.VERMILLION, "D", 5),
-          (plotting.GREEN, "s", 3.2), (plotting.PURPLE, "o", 1.8))
+STYLES = ((plotting.colour_of(series=0), "o", 7.5), (plotting.colour_of(series=1), "D", 5),
+          (plotting.colour_of(series=2), "s", 3.2), (plotting.colour_of(series=3), "o", 1.8))
 
 
 def distances(width):
@@ -44,8 +44,8 @@ def main():
         stated = {8: {3: 4.07, 6: 0.43}, 128: {5: 33.6, 30: 55.5}}[width]  # the numbers in ALT
         assert all(round(curve[k], 2 if width == 8 else 1) == v for k, v in stated.items())
         smooth = np.linspace(0, OFFSETS[-1], 601)
-        ax.plot(smooth, posenc.squared_distance(smooth, width), color=plotting.GREY, linewidth=2.5,
-                alpha=0.45, label="d - 2K(Δ)")
+        ax.plot(smooth, posenc.squared_distance(smooth, width), color=plotting.colour_of(reference=True),
+                linewidth=2.5, alpha=0.25, label="d - 2K(Δ)")
         for t, row, (colour, marker, size) in zip(STARTS, rows, STYLES):
             filled = colour if size < 3 else "none"
             ax.plot(OFFSETS, row, linestyle="none", marker=marker, markersize=size, color=colour,

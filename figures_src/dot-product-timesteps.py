@@ -1,8 +1,8 @@
-"""Dot products between every pair of 50 positions at width 128.
+r"""Dot products between every pair of 50 positions at width 128.
 
-Left: P(t) . P(s) for t, s = 0..49; the colour is constant along every line parallel to the
-diagonal. Right: three rows of that matrix drawn against the offset s - t land on one curve,
-the kernel K(s - t), so the comparison depends on the offset alone.
+Left: $P(t) \cdot P(s)$ for $t, s = 0, \dots, 49$; the colour is constant along every line parallel
+to the diagonal. Right: three rows of that matrix drawn against the offset $s - t$ land on one
+curve, the kernel $K(s - t)$, so the comparison depends on the offset alone.
 """
 
 import numpy as np
@@ -33,19 +33,21 @@ def main():
     assert np.isclose(dots.max(), WIDTH / 2) and round(dots.min(), 1) == 30.6
 
     fig, (left, right) = plotting.new_figure(aspect=0.44, ncols=2, width_ratios=(1.1, 1))
-    plotting.heatmap(left, dots, signed=False, colorbar_label="P(t) · P(s)",
-                     extent=(-0.5, POSITIONS - 0.5, POSITIONS - 0.5, -0.5))
+    # The colour bar goes unlabelled: the title names the quantity, and a label there would sit
+    # against the right panel's y label, which names the same quantity.
+    image = plotting.heatmap(left, dots, signed=False, extent=(-0.5, POSITIONS - 0.5, POSITIONS - 0.5, -0.5))
+    fig.colorbar(image, ax=left)
     left.set_aspect("equal")
     left.set_xlabel("position s")
     left.set_ylabel("position t")
-    left.set_title(f"d = {WIDTH}, positions 0..{POSITIONS - 1}")
+    left.set_title(f"P(t) · P(s) at d = {WIDTH}, t, s = 0..{POSITIONS - 1}")
 
     span = np.arange(-POSITIONS + 1, POSITIONS)
-    right.plot(span, posenc.kernel(span, WIDTH), color=plotting.GREY, linewidth=3, alpha=0.5,
+    right.plot(span, posenc.kernel(span, WIDTH), color=plotting.colour_of(reference=True), linewidth=3, alpha=0.25,
                label="K(s - t)")
     # Hollow markers of shrinking size, so that coinciding points stay visible.
-    styles = ((plotting.BLUE, "o", 7, "none"), (plotting.VERMILLION, "D", 4.5, "none"),
-              (plotting.GREEN, "o", 2.2, plotting.GREEN))
+    styles = ((plotting.colour_of(series=0), "o", 7, "none"), (plotting.colour_of(series=1), "D", 4.5, "none"),
+              (plotting.colour_of(series=2), "o", 2.2, plotting.colour_of(series=2)))
     for row, (colour, marker, size, face) in zip(ROWS, styles):
         right.plot(ids - row, dots[row], linestyle="none", marker=marker, markersize=size,
                    color=colour, markerfacecolor=face, markeredgewidth=0.9, label=f"row t = {row}")

@@ -1,7 +1,7 @@
-"""Four sine channels of the width-16 encoding, from fast to slow.
+r"""Four sine channels of the width-16 encoding, from fast to slow.
 
-Channels 0, 2, 4 and 6 over positions 0 to 200. Channel 2r has wavelength
-2 pi 10000^(2r/16): about 6.3 positions for channel 0, 20 for channel 2, 63 for channel 4 and
+Channels 0, 2, 4 and 6 over positions 0 to 200. Channel $2r$ has wavelength
+$2\pi \cdot 10000^{2r/16}$: about 6.3 positions for channel 0, 20 for channel 2, 63 for channel 4 and
 199 for channel 6, so each band is about 3.2 times slower than the one before. The arrow
 in each panel spans one wavelength.
 """
@@ -34,14 +34,16 @@ def main():
     for ax, channel in zip(axes, CHANNELS):
         r = channel // 2
         assert np.allclose(np.sin(omega[r] * ints), table[:, channel])  # the curve is the channel
-        ax.plot(t, np.sin(omega[r] * t), color=plotting.SINE, linewidth=1.2)
-        ax.annotate("", xy=(wavelength[r], 1.25), xytext=(0, 1.25),
-                    arrowprops={"arrowstyle": "<->", "color": plotting.GREY, "shrinkA": 0, "shrinkB": 0})
-        inside = wavelength[r] > LAST / 2  # a long arrow carries its label, a short one has it beside
-        ax.text(wavelength[r] / 2 if inside else wavelength[r] + 2, 1.25, rf"$\lambda$ = {wavelength[r]:.1f}",
-                ha="center" if inside else "left", va="center", fontsize=9,
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1} if inside else None)
-        ax.set_ylim(-1.15, 1.5)
+        ax.plot(t, np.sin(omega[r] * t), color=plotting.colour_of(wave="sin"), linewidth=1.2)
+        ax.annotate("", xy=(wavelength[r], 1.3), xytext=(0, 1.3),
+                    arrowprops={"arrowstyle": "<->", "color": plotting.colour_of(reference=True),
+                                "shrinkA": 0, "shrinkB": 0})
+        # Beside a short arrow; above a long one, whose end leaves no room beside it.
+        inside = wavelength[r] > LAST / 2
+        ax.text(wavelength[r] / 2 if inside else wavelength[r] + 2, 1.45 if inside else 1.3,
+                rf"$\lambda$ = {wavelength[r]:.1f}", ha="center" if inside else "left",
+                va="bottom" if inside else "center", fontsize=9)
+        ax.set_ylim(-1.15, 2.3)
         ax.set_yticks([-1, 0, 1])
         ax.set_ylabel(f"channel {channel}\n" + rf"$\omega$ = {omega[r]:.3g}", rotation=0,
                       ha="right", va="center", fontsize=9)

@@ -1,9 +1,9 @@
-"""Inserting a token at the start moves every absolute position, not the offsets.
+r"""Inserting a token at the start moves every absolute position, not the offsets.
 
 Putting "Yesterday" in front of "the dog chased a ball" moves each original token one
 position later (arrows), so "chased" goes from position 2 to 3. The offset between
-neighbours stays +1, and so does what the encoding sees of a neighbour pair: P(t) . P(t+1)
-is the same number at every t.
+neighbours stays +1, and so does what the encoding sees of a neighbour pair: $P(t) \cdot P(t+1)$
+is the same number at every $t$.
 """
 
 import numpy as np
@@ -38,17 +38,17 @@ def main():
     for y, words in rows.items():
         for t, word in enumerate(words):
             new = y == 0.0 and word == INSERTED
+            # Unfilled boxes: the words keep the text colour on either page background.
             ax.text(t, y, word, ha="center", va="center", fontsize=11,
-                    bbox={"boxstyle": "round,pad=0.35", "facecolor": "#fbe3d3" if new else "#e8f1f8",
-                          "edgecolor": plotting.VERMILLION if new else plotting.BLUE})
+                    bbox={"boxstyle": "round,pad=0.35", "facecolor": "none", "linewidth": 2 if new else 1.4,
+                          "edgecolor": plotting.colour_of(series=1 if new else 0)})
             ax.text(t, y - 0.2, f"t = {t}", ha="center", va="top", fontsize=9,
-                    color=plotting.VERMILLION if new else "black")
+                    fontweight="bold" if new else "normal")
             if t > 0:  # the offset to the previous word, above the top row and below the bottom one
-                ax.text(t - 0.5, y + 0.22 if y else y - 0.45, "+1", ha="center", va="center",
-                        fontsize=9, color=plotting.GREEN)
+                ax.text(t - 0.5, y + 0.22 if y else y - 0.45, "+1", ha="center", va="center", fontsize=9)
     for word, t in before.items():
         ax.annotate("", xy=(t + 1, 0.2), xytext=(t, 0.66),
-                    arrowprops={"arrowstyle": "->", "color": plotting.GREY, "linewidth": 1.2})
+                    arrowprops={"arrowstyle": "->", "color": plotting.colour_of(reference=True), "linewidth": 1})
     ax.set_xlim(-0.8, len(after_words) - 0.4)
     ax.set_ylim(-0.6, 1.35)
     ax.set_yticks([1.0, 0.0], ["original", "one token\ninserted"])

@@ -1,8 +1,9 @@
-"""The kernel K(Δ) = P(t) · P(t + Δ) at width 8 and at wider widths.
+r"""The kernel, the dot product of two position vectors by their offset, at width 8 and wider.
 
-K(Δ) is the sum of cos(ω_r Δ) over the d/2 pairs: it peaks at d/2 when Δ = 0 and is symmetric
-in Δ, but it does not fall steadily with distance. At width 8 it drops to 1.96 at Δ = 3 and
-climbs back to 3.78 at Δ = 6, because the fastest pair has nearly completed a turn.
+$K(\Delta) = P(t) \cdot P(t + \Delta)$ is the sum of $\cos(\omega_r \Delta)$ over the $d/2$ pairs: it
+peaks at $d/2$ when $\Delta = 0$ and is symmetric in $\Delta$, but it does not fall steadily with
+distance. At width 8 it drops to 1.96 at $\Delta = 3$ and climbs back to 3.78 at $\Delta = 6$, because
+the fastest pair has nearly completed a turn.
 Dots mark whole-number offsets, the only ones positions can have.
 """
 
@@ -14,10 +15,10 @@ from posenc import plotting
 ALT = (
     "Left, K(Δ) at width 8 for offsets -20 to 20: a symmetric wavy curve with its maximum 4 "
     "at Δ = 0, a dip to 1.96 at Δ = ±3 and a second bump of 3.78 at Δ = ±6. Right, K(Δ) "
-    "for widths 16, 64 and 128 over offsets -100 to 100, peaking at 8, 32 and 64 at Δ = 0 "
+    "for widths 20, 50 and 128 over offsets -100 to 100, peaking at 10, 25 and 64 at Δ = 0 "
     "and also rising and falling as the offset grows."
 )
-WIDE = {16: plotting.BLUE, 64: plotting.GREEN, 128: plotting.PURPLE}
+WIDE = (20, 50, 128)
 
 
 def main():
@@ -32,19 +33,24 @@ def main():
 
     fig, (left, right) = plotting.new_figure(aspect=0.4, ncols=2)
     smooth = np.linspace(-20, 20, 801)
-    left.plot(smooth, posenc.kernel(smooth, 8), color=plotting.VERMILLION, linewidth=1, alpha=0.6)
-    left.plot(near, posenc.kernel(near, 8), "o", color=plotting.VERMILLION, markersize=3.5)
-    for delta, text, where, ha in ((0, "K(0) = 4 = d/2", (-1.5, 4.4), "right"),
-                                   (3, f"K(3) = {dip:.2f}", (5, 1.0), "left"),
-                                   (6, f"K(6) = {bump:.2f}", (8, 4.4), "left")):
+    eight = plotting.colour_of(width=8)
+    left.plot(smooth, posenc.kernel(smooth, 8), color=eight, linewidth=1, alpha=0.6)
+    left.plot(near, posenc.kernel(near, 8), "o", color=eight, markersize=3.5, label="d = 8")
+    # Each label sits in empty space (above the curve's top or below its dip) with a leader line
+    # that stops short of the point, so no text touches the curve.
+    for delta, text, where, ha in ((0, "K(0) = 4 = d/2", (-2.5, 4.55), "right"),
+                                   (3, f"K(3) = {dip:.2f}", (9, 0.55), "left"),
+                                   (6, f"K(6) = {bump:.2f}", (10, 4.55), "left")):
         left.annotate(text, (delta, posenc.kernel(delta, 8)), xytext=where, ha=ha, va="center", fontsize=9,
-                      arrowprops=dict(arrowstyle="-", color=plotting.GREY, lw=0.7, shrinkB=3))
-    left.set(xlabel="offset Δ (positions)", ylabel="K(Δ)", title="d = 8", ylim=(0, 4.8))
+                      arrowprops=dict(arrowstyle="-", color=plotting.colour_of(reference=True), lw=0.7,
+                                      shrinkA=2, shrinkB=5))
+    left.set(xlabel="offset Δ (positions)", ylabel="K(Δ)", title="d = 8", ylim=(0, 5.0))
 
-    for width, colour in WIDE.items():
-        right.plot(far, posenc.kernel(far, width), color=colour, linewidth=1.2, label=f"d = {width}")
-        right.annotate(f"{width // 2}", (0, width / 2), xytext=(5, -2), textcoords="offset points",
-                       color=colour, fontsize=9)
+    for width in WIDE:
+        right.plot(far, posenc.kernel(far, width), color=plotting.colour_of(width=width), linewidth=1.2,
+                   label=f"d = {width}")
+        right.annotate(f"{width // 2}", (0, width / 2), xytext=(6, 0), textcoords="offset points",
+                       va="center", fontsize=9)
     right.set(xlabel="offset Δ (positions)", ylabel="K(Δ)", title="wider models: peak d/2")
     right.legend(loc="upper right", bbox_to_anchor=(1.0, 0.95))
     plotting.save(fig)

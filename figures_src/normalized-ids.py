@@ -1,9 +1,9 @@
 """Raw position ids against ids normalized by sentence length.
 
-Left: raw ids t keep a step of 1 between neighbours whatever the length L. Right: the
-normalized ids u_t = t / (L - 1) always span 0 to 1, so the step between neighbours is 1/4
-at L = 5 but 1/8 at L = 9, and the same token t = 4 gets u = 1 in one sentence and u = 0.5
-in the other.
+Left: raw ids $t$ keep a step of 1 between neighbours whatever the length $L$. Right: the
+normalized ids $u_t = t / (L - 1)$ always span 0 to 1, so the step between neighbours is 1/4
+at $L = 5$ but 1/8 at $L = 9$, and the same token $t = 4$ gets $u = 1$ in one sentence and
+$u = 0.5$ in the other.
 """
 
 import numpy as np
@@ -32,14 +32,14 @@ def main():
     for ax, ids, label, step_text in panels:
         for row, L in zip((1, 0), LENGTHS):  # L = 5 on top
             values = ids[L]
-            ax.axhline(row, color=plotting.GREY, linewidth=0.8, zorder=0)
-            ax.plot(values, np.full(L, row), "o", color=plotting.BLUE, markersize=6)
-            ax.plot(values[MARKED], row, "o", color=plotting.VERMILLION, markersize=9)
+            ax.axhline(row, color=plotting.colour_of(reference=True), linewidth=0.6, zorder=0)
+            ax.plot(values, np.full(L, row), "o", color=plotting.colour_of(series=0), markersize=6)
+            ax.plot(values[MARKED], row, "o", color=plotting.colour_of(series=1), markersize=9)
             ax.annotate(f"t = {MARKED}", (values[MARKED], row), xytext=(0, 9), textcoords="offset points",
-                        ha="center", color=plotting.VERMILLION, fontsize=9)
+                        ha="center", fontsize=9)
             step = values[1] - values[0]
             ax.annotate("", xy=(values[1], row - 0.25), xytext=(values[0], row - 0.25),
-                        arrowprops=dict(arrowstyle="<->", color=plotting.GREY, shrinkA=0, shrinkB=0))
+                        arrowprops=dict(arrowstyle="<->", color=plotting.colour_of(reference=True), shrinkA=0, shrinkB=0))
             text = step_text or f"1/{L - 1} = {step:g}"
             ax.text(values[1] + 0.02 * values[-1], row - 0.25, f"step {text}", va="center", fontsize=9)
         ax.set_yticks((1, 0), [f"L = {L}" for L in LENGTHS])

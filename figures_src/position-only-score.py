@@ -1,9 +1,9 @@
-"""The position-only attention score P(t)ᵀ A P(s) for two choices of A at width 8.
+r"""The position-only attention score for two choices of the matrix A at width 8.
 
-With A = I the score is the kernel K(s - t), constant along every diagonal: pairs one step
-apart, such as (0, 1) and (1, 2), score the same. With an A that keeps only the first sine
-channel the score becomes sin(t) sin(s), which is 0 at (0, 1) but 0.77 at (1, 2): a learned
-A need not keep the relative structure of the raw encoding.
+The score is $P(t)^\top A\, P(s)$. With $A = I$ it is the kernel $K(s - t)$, constant along every
+diagonal: pairs one step apart, such as (0, 1) and (1, 2), score the same. With an $A$ that keeps
+only the first sine channel the score becomes $\sin(t) \sin(s)$, which is 0 at (0, 1) but 0.77 at
+(1, 2): a learned $A$ need not keep the relative structure of the raw encoding.
 """
 
 import numpy as np
@@ -46,13 +46,13 @@ def main():
         marked = np.zeros(scores.shape, dtype=bool)
         for t, s in MARKED:
             marked[t, s] = True
-            ax.add_patch(plotting.plt.Rectangle((s - 0.5, t - 0.5), 1, 1, fill=False, edgecolor="black",
-                                                linewidth=1.6))
-        plotting.annotate_cells(ax, image, scores, mask=marked, fontsize=8)  # only the boxed cells
+            ax.add_patch(plotting.plt.Rectangle((s - 0.5, t - 0.5), 1, 1, fill=False,
+                                                edgecolor=plotting.colour_of(reference=True), linewidth=1.6))
+        plotting.annotate_cells(ax, image, scores, mask=marked, fontsize=9)  # only the boxed cells
         ax.set_aspect("equal")
         ax.set(xticks=ids, yticks=ids, xlabel="key position s", ylabel="query position t",
                title=title)
-    fig.suptitle(f"position-only score P(t)ᵀ A P(s) at d = {WIDTH}")
+    fig.suptitle(rf"position-only score $P(t)^\top A\, P(s)$ at d = {WIDTH}")
     plotting.save(fig)
 
 

@@ -1,8 +1,8 @@
-"""How far a sinusoidal encoding drifts from the exact value as the position id grows.
+r"""How far a sinusoidal encoding drifts from the exact value as the position id grows.
 
 Largest absolute error over eight pairs of a width-128 table (base 10000) against mpmath at 50
-digits, for ids from 1 to 2³¹ − 1. The naive recipe rounds the id, the frequency and the phase
-t·ω to the working dtype, so its error grows in proportion to t until the phase is meaningless;
+digits, for ids from 1 to $2^{31} - 1$. The naive recipe rounds the id, the frequency and the
+phase $t\omega$ to the working dtype, so its error grows in proportion to t until the phase is meaningless;
 float16 overflows past id 65504. posenc's accurate path stays at the float64 rounding level.
 RoPE's cosines and sines come from the same computation and behave identically.
 """
@@ -76,14 +76,19 @@ def main():
     assert f32[0] < 1e-7 and f32[IDS < 2 * 10**7].max() > 0.5 and f32[IDS <= 4096].max() < 3e-4
 
     fig, ax = plotting.new_figure(aspect=0.58)
-    colours = [plotting.ORANGE, plotting.PURPLE, plotting.SKY, plotting.VERMILLION, plotting.BLUE]
-    for (label, values), colour in zip(curves.items(), colours):
-        ax.plot(IDS, np.maximum(values, 1e-18), color=colour, label=label, linewidth=1.3)
-    ax.axvline(65504, color=plotting.ORANGE, linewidth=0.8, linestyle=":")
+    # The pale colours (orange, sky blue: series 4 and 5) go to the two curves drawn thickest.
+    styles = {"float16": (4, 2.2), "bfloat16": (3, 1.3), "float32": (5, 2.2),
+              "float64, naive phases": (1, 1.3), "posenc (accurate path)": (0, 1.3)}
+    for label, values in curves.items():
+        series, width = styles[label]
+        ax.plot(IDS, np.maximum(values, 1e-18), color=plotting.colour_of(series=series), label=label,
+                linewidth=width)
+    reference = plotting.colour_of(reference=True)
+    ax.axvline(65504, color=reference, linewidth=0.8, linestyle=":")
     ax.annotate("float16 overflows\npast id 65504", (65504, 1e-7), xytext=(6, 0), textcoords="offset points",
-                fontsize=8, color=plotting.GREY, va="center")
-    ax.axhline(1e-15, color=plotting.GREY, linewidth=0.8, linestyle="--")
-    ax.annotate("1e-15", (1.2, 1e-15), xytext=(0, 3), textcoords="offset points", fontsize=8, color=plotting.GREY)
+                fontsize=9, va="center")
+    ax.axhline(1e-15, color=reference, linewidth=0.8, linestyle="--")
+    ax.annotate("1e-15", (1.2, 1e-15), xytext=(0, 3), textcoords="offset points", fontsize=9)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks([2.0**k for k in range(0, 32, 4)] + [2.0**31])

@@ -45,8 +45,6 @@ def main():
     ax.set_ylabel("position t")
     ax.xaxis.set_ticks_position("top")
     ax.xaxis.set_label_position("top")
-    for i, tick in enumerate(ax.xaxis.get_major_ticks()):
-        tick.label2.set_color(plotting.SINE if i % 2 == 0 else plotting.COSINE)
     ax.spines[["top", "right", "bottom", "left"]].set_visible(False)
     plotting.save(fig)
 

@@ -1,11 +1,11 @@
 """The two RoPE channel pairings, and the permutation that turns one into the other.
 
-Head width d = 8, four pairs, one colour per pair; the first member of a pair (the x coordinate of
-the 2-vector that turns) is filled, the second (its y coordinate) hatched. Top: the interleaved pairing of RoFormer,
-GPT-J and Meta's LLaMA code, pair r on channels (2r, 2r + 1). Bottom: the halves pairing of
-GPT-NeoX and Hugging Face's LLaMA, pair r on channels (r, r + 4). Each line sends an interleaved
-channel to the halves channel that takes its row of W_Q and W_K, which is what
-posenc.rope_permutation(8) lists.
+Head width $d = 8$, four pairs, one colour per pair; the first member of a pair (the $x$
+coordinate of the 2-vector that turns) is filled, the second (its $y$ coordinate) outlined. Top:
+the interleaved pairing of RoFormer, GPT-J and Meta's LLaMA code, pair $r$ on channels
+$(2r, 2r + 1)$. Bottom: the halves pairing of GPT-NeoX and Hugging Face's LLaMA, pair $r$ on
+channels $(r, r + 4)$. Each line sends an interleaved channel to the halves channel that takes its
+row of $W_Q$ and $W_K$, which is what `posenc.rope_permutation(8)` lists.
 """
 
 import numpy as np
@@ -24,14 +24,15 @@ TOP, BOTTOM = 1.0, 0.0
 
 
 def boxes(ax, y, pair_of, first, colours):
-    """Draw channel boxes 0..D-1 at height y, coloured by pair, the second member hatched."""
+    """Draw channel boxes 0..D-1 at height y, coloured by pair: the first member filled, the second outlined."""
     for c in range(D):
         colour = colours[pair_of[c]]
-        ax.add_patch(plotting.plt.Rectangle((c - 0.38, y - 0.13), 0.76, 0.26, facecolor=colour if first[c] else "white",
-                                            edgecolor=colour, hatch=None if first[c] else "////", linewidth=1.4))
+        ax.add_patch(plotting.plt.Rectangle((c - 0.38, y - 0.13), 0.76, 0.26, facecolor=colour if first[c] else "none",
+                                            edgecolor=colour, linewidth=2.2))
+        # White on a filled box whatever the page; an outlined box shows the page, so its number
+        # keeps the text colour.
         ax.text(c, y, str(c), ha="center", va="center", fontsize=10, fontweight="bold",
-                color="white" if first[c] else "black",
-                bbox=None if first[c] else {"boxstyle": "circle,pad=0.12", "facecolor": "white", "edgecolor": "none"})
+                **({"color": "white"} if first[c] else {}))
 
 
 def arc(ax, a, b, y, height, colour):
@@ -54,7 +55,7 @@ def main():
     inter_first, halves_first = np.arange(D) % 2 == 0, np.arange(D) < D // 2
     assert np.array_equal(inter_pair[perm], halves_pair) and np.array_equal(inter_first[perm], halves_first)
 
-    colours = [plotting.BLUE, plotting.VERMILLION, plotting.GREEN, plotting.PURPLE]
+    colours = [plotting.colour_of(series=r) for r in range(D // 2)]
     fig, ax = plotting.new_figure(aspect=0.5)
     for i, source in enumerate(perm):  # halves channel i takes interleaved channel perm[i]
         ax.annotate("", xy=(i, BOTTOM + 0.15), xytext=(source, TOP - 0.15),
@@ -69,8 +70,9 @@ def main():
             ha="left", va="bottom", fontsize=9)
     ax.text(-0.4, BOTTOM - 0.56, "halves: pair r = channels (r, r+4)\nGPT-NeoX, Hugging Face LLaMA",
             ha="left", va="top", fontsize=9)
-    ax.text(D - 0.1, 0.5, f"rows of W_Q and W_K:\nW_halves = W_inter[perm]\n\nperm =\n{perm.tolist()}", ha="left", va="center", fontsize=9,
-            bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": plotting.GREY})
+    ax.text(D - 0.1, 0.5, "rows of $W_Q$ and $W_K$:\n$W_{halves} = W_{inter}$[perm]\n\nperm =\n"
+            f"{perm.tolist()}", ha="left", va="center", fontsize=9,
+            bbox={"boxstyle": "round,pad=0.3", "facecolor": "none", "edgecolor": plotting.colour_of(reference=True)})
     for r, colour in enumerate(colours):
         ax.plot([], [], color=colour, linewidth=4, label=f"pair {r}")
     ax.legend(loc="upper right", bbox_to_anchor=(1.0, 1.0), handlelength=1.2)

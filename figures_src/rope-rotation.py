@@ -1,9 +1,9 @@
-"""RoPE rotates every pair of q and k by its position; the score sees only the offset.
+r"""RoPE rotates every pair of q and k by its position; the score sees only the offset.
 
-Width 8, so four pairs with theta_r = 10000^(-2r/8). Query and key share the content
-[0.6, 0.4] in every pair (grey); the query at position 3 turns by 3 theta_r (blue), the key
-at position 7 by 7 theta_r (vermillion). Each pair contributes 0.52 cos(4 theta_r), which
-depends on 3 - 7 = -4 alone; the four contributions add up to the score 1.18.
+Width 8, so four pairs with $\theta_r = 10000^{-2r/8}$. Query and key share the content
+[0.6, 0.4] in every pair (thin arrow); the query at position 3 turns by $3\theta_r$ (blue), the key
+at position 7 by $7\theta_r$ (vermillion). Each pair contributes $0.52 \cos(4\theta_r)$, which
+depends on $3 - 7 = -4$ alone; the four contributions add up to the score 1.18.
 """
 
 import numpy as np
@@ -13,7 +13,7 @@ from posenc import plotting
 
 ALT = (
     "Four small planes, one per channel pair of a width-8 RoPE. In each, the content vector "
-    "[0.6, 0.4] is drawn in grey, the query rotated for position 3 in blue and the key rotated for "
+    "[0.6, 0.4] is drawn as a thin arrow, the query rotated for position 3 in blue and the key rotated for "
     "position 7 in vermillion. Pair 0 turns q to [-0.65, -0.31] and k to [0.19, 0.70], 4 radians "
     "apart; pairs 1 to 3 are 0.4, 0.04 and 0.004 radians apart. Per-pair products -0.34, 0.48, "
     "0.52 and 0.52 sum to the score 1.18, which depends only on the offset -4."
@@ -40,15 +40,17 @@ def main():
     circle = np.linspace(0, 2 * np.pi, 181)
     radius = np.hypot(*CONTENT)
     for r, ax in enumerate(axes):
-        ax.plot(radius * np.cos(circle), radius * np.sin(circle), color=plotting.GREY,
+        reference = plotting.colour_of(reference=True)
+        ax.plot(radius * np.cos(circle), radius * np.sin(circle), color=reference,
                 linewidth=0.6, linestyle=":")
-        for vector, colour, label in ((CONTENT, plotting.GREY, "q = k before rotation"),
-                                      (q[2 * r : 2 * r + 2], plotting.BLUE, f"q (pos {Q_POS})"),
-                                      (k[2 * r : 2 * r + 2], plotting.VERMILLION, f"k (pos {K_POS})")):
+        for vector, colour, width, label in (
+                (CONTENT, reference, 0.8, "q = k before rotation"),
+                (q[2 * r : 2 * r + 2], plotting.colour_of(side="query"), 1.5, f"q (pos {Q_POS})"),
+                (k[2 * r : 2 * r + 2], plotting.colour_of(side="key"), 1.5, f"k (pos {K_POS})")):
             ax.annotate("", xy=vector, xytext=(0, 0),
-                        arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 1.5})
+                        arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": width})
             if r == 0:
-                ax.plot([], [], color=colour, label=label)
+                ax.plot([], [], color=colour, linewidth=width, label=label)
         ax.set_title(f"pair {r}: " + rf"$\theta_{r}$ = {theta[r]:g}", fontsize=9)
         ax.set_xlabel(f"angle q−k: {(Q_POS - K_POS) * theta[r]:.3g} rad\nq·k = {per_pair[r]:.2f}",
                       fontsize=9)
@@ -58,8 +60,8 @@ def main():
         ax.set_xticks([])
         ax.set_yticks([])
         ax.spines[["left", "bottom"]].set_visible(False)
-        ax.axhline(0, color=plotting.GREY, linewidth=0.5)
-        ax.axvline(0, color=plotting.GREY, linewidth=0.5)
+        ax.axhline(0, color=reference, linewidth=0.3)
+        ax.axvline(0, color=reference, linewidth=0.3)
     fig.legend(loc="outside lower center", ncols=4, handlelength=1.5,
                title=f"score q·k = sum over pairs = {score:.2f}, a function of {Q_POS} − {K_POS} = {Q_POS - K_POS} only",
                title_fontsize=9)

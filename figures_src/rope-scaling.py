@@ -49,11 +49,11 @@ def main():
         assert np.all(scaled <= none) and np.all(np.diff(scaled / none) <= 1e-15)
 
     curves = [
-        ("none", none, plotting.GREY, "-"),
-        ("linear, factor 4", linear, plotting.SKY, "-"),
-        ("dynamic NTK, factor 4, at 4× length", dynamic, plotting.GREEN, "-"),
-        (f"YaRN, factor 4 (attention factor {attention:.3f})", yarn, plotting.VERMILLION, "-"),
-        ("llama3, factor 8, low 1, high 4", llama3, plotting.BLUE, "--"),
+        ("none", none, plotting.colour_of(reference=True), ":"),
+        ("linear, factor 4", linear, plotting.colour_of(series=5), "-"),
+        ("dynamic NTK, factor 4, at 4× length", dynamic, plotting.colour_of(series=2), "-"),
+        (f"YaRN, factor 4 (attention factor {attention:.3f})", yarn, plotting.colour_of(series=1), "-"),
+        ("llama3, factor 8, low 1, high 4", llama3, plotting.colour_of(series=0), "--"),
     ]
     fig, (top, bottom) = plotting.new_figure(aspect=0.8, nrows=2, sharex=True, height_ratios=[1.1, 1])
     for label, values, colour, style in curves:
@@ -68,10 +68,9 @@ def main():
     bottom.set_xlabel("pair index r (channels 2r, 2r+1 interleaved; r, r+64 halves)")
     bottom.set_xlim(0, D // 2 - 1)
     for edge, text in ((20, "YaRN keeps r ≤ 20"), (40, "llama3 keeps r ≤ 40")):
-        bottom.axvline(edge, color=plotting.GREY, linewidth=0.6, linestyle=":")
-        bottom.annotate(text, (edge, 1 / 11.5), xytext=(-3, 0), textcoords="offset points", ha="right", fontsize=8,
-                        color=plotting.GREY)
-    top.legend(loc="lower left", fontsize=8.5)
+        bottom.axvline(edge, color=plotting.colour_of(reference=True), linewidth=0.6, linestyle=":")
+        bottom.annotate(text, (edge, 1 / 11.5), xytext=(-3, 0), textcoords="offset points", ha="right", fontsize=9)
+    top.legend(loc="lower left")
     plotting.save(fig)
 
 

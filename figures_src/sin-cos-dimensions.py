@@ -1,8 +1,8 @@
-"""Each channel pair is a sine and a cosine wave; a position vector is a vertical slice.
+r"""Each channel pair is a sine and a cosine wave; a position vector is a vertical slice.
 
-Width 8: pair r holds sin(t omega_r) in channel 2r and cos(t omega_r) in channel 2r + 1, with
-wavelengths 6.3, 63, 628 and 6283 positions. The dashed line at t = 10 cuts every wave once;
-the eight values it meets, read top to bottom, are the vector P(10) shown on the right.
+Width 8: pair $r$ holds $\sin(t\omega_r)$ in channel $2r$ and $\cos(t\omega_r)$ in channel $2r + 1$,
+with wavelengths 6.3, 63, 628 and 6283 positions. The dashed line at $t = 10$ cuts every wave once;
+the eight values it meets, read top to bottom, are the vector $P(10)$ shown on the right.
 """
 
 import numpy as np
@@ -33,11 +33,14 @@ def main():
     fig, axes = plotting.new_figure(aspect=0.7, nrows=WIDTH // 2, ncols=2,
                                     gridspec_kw={"width_ratios": [3.2, 1]})
     waves = axes[:, 0]
+    sine, cosine, reference = (plotting.colour_of(wave="sin"), plotting.colour_of(wave="cos"),
+                               plotting.colour_of(reference=True))
     for r, ax in enumerate(waves):
-        ax.plot(t, np.sin(omega[r] * t), color=plotting.SINE, label="sin (channel 2r)")
-        ax.plot(t, np.cos(omega[r] * t), color=plotting.COSINE, label="cos (channel 2r+1)")
-        ax.plot([SLICE, SLICE], vector[2 * r : 2 * r + 2], "o", color="black", markersize=4)
-        ax.axvline(SLICE, color=plotting.GREY, linestyle="--", linewidth=1)
+        ax.plot(t, np.sin(omega[r] * t), color=sine, label="sin (channel 2r)")
+        ax.plot(t, np.cos(omega[r] * t), color=cosine, label="cos (channel 2r+1)")
+        for value, colour in zip(vector[2 * r : 2 * r + 2], (sine, cosine)):  # where the slice meets each wave
+            ax.plot(SLICE, value, "o", color=colour, markeredgecolor=reference, markeredgewidth=0.8, markersize=5)
+        ax.axvline(SLICE, color=reference, linestyle="--", linewidth=0.8)
         ax.set_ylim(-1.3, 1.3)
         ax.set_yticks([-1, 0, 1])
         ax.set_ylabel(f"pair {r}\n" + rf"$\lambda$ = {2 * np.pi / omega[r]:.1f}", rotation=0,
@@ -45,20 +48,20 @@ def main():
         if r < len(waves) - 1:
             ax.tick_params(labelbottom=False)
         ax.set_xlim(0, LAST)
-    waves[0].legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2, fontsize=8,
+    waves[0].legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2,
                     borderaxespad=0.1, handlelength=1.5)
     waves[-1].set_xlabel("position t")
 
     bars = plotting.span_axes(axes[:, 1])  # one bar chart beside the four wave panels
     channels = np.arange(WIDTH)
-    bars.barh(channels, vector, color=[plotting.SINE, plotting.COSINE] * (WIDTH // 2))
-    bars.axvline(0, color=plotting.GREY, linewidth=0.8)
+    bars.barh(channels, vector, color=[sine, cosine] * (WIDTH // 2))
+    bars.axvline(0, color=reference, linewidth=0.8)
     for c, value in zip(channels, vector):
         bars.text(value + (0.05 if value >= 0 else -0.05), c, f"{value:.2f}", va="center",
-                  ha="left" if value >= 0 else "right", fontsize=8)
+                  ha="left" if value >= 0 else "right", fontsize=9)
     bars.set_yticks(channels)
     bars.invert_yaxis()
-    bars.set_xlim(-2.0, 1.8)
+    bars.set_xlim(-2.2, 2.0)
     bars.set_xticks([-1, 0, 1])
     bars.set_ylabel("channel i")
     bars.set_xlabel("value")

@@ -1,7 +1,7 @@
-"""Similarity to position 2: sinusoidal dot product against RoPE score, width 8.
+r"""Similarity to position 2: sinusoidal dot product against RoPE score, width 8.
 
-The sinusoidal curve is P(2) . P(n); the RoPE curve is the score of a query at position 2
-and a key at position n, both with content [0.6, 0.4] in every pair. With that content the
+The sinusoidal curve is $P(2) \cdot P(n)$; the RoPE curve is the score of a query at position 2
+and a key at position $n$, both with content [0.6, 0.4] in every pair. With that content the
 RoPE score is exactly 0.52 times the sinusoidal one, so the two curves rise and fall
 together; at distance 6 (n = 8) they read 3.78 and 1.97.
 """
@@ -36,20 +36,20 @@ def main():
     assert round(rope[M], 2) == 2.08 and np.isclose(sinusoidal[M], WIDTH / 2)
 
     fig, ax = plotting.new_figure(aspect=0.45)
-    ax.plot(n, sinusoidal, "o-", color=plotting.BLUE, markersize=3.5, label="sinusoidal: P(2)·P(n)")
-    ax.plot(n, rope, "s-", color=plotting.VERMILLION, markersize=3.5,
+    reference = plotting.colour_of(reference=True)
+    ax.plot(n, sinusoidal, "o-", color=plotting.colour_of(family="sinusoidal"), markersize=3.5,
+            label="sinusoidal: P(2)·P(n)")
+    ax.plot(n, rope, "s-", color=plotting.colour_of(family="rope"), markersize=3.5,
             label=f"RoPE: q(2)·k(n), content [0.6, 0.4] per pair (= {scale:.2f} × sinusoidal)")
-    ax.axvline(M, color=plotting.GREY, linestyle=":", linewidth=1)
-    ax.text(M + 0.4, 0.15, f"m = {M}", color=plotting.GREY, fontsize=9)
-    for value, colour, offset in ((sinusoidal[MARK], plotting.BLUE, (7, 5)),
-                                  (rope[MARK], plotting.VERMILLION, (-4, -19))):
-        ax.plot(MARK, value, "o", markersize=9, markerfacecolor="none", markeredgecolor="black")
+    ax.axvline(M, color=reference, linestyle=":", linewidth=0.8)
+    ax.text(M + 0.4, 0.15, f"m = {M}", fontsize=9)
+    for value, offset in ((sinusoidal[MARK], (7, 5)), (rope[MARK], (-4, -19))):
+        ax.plot(MARK, value, "o", markersize=9, markerfacecolor="none", markeredgecolor=reference)
         ax.annotate(f"{value:.2f}", (MARK, value), xytext=offset, textcoords="offset points",
-                    color=colour, fontsize=9, fontweight="bold")
+                    fontsize=9, fontweight="bold")
     ax.annotate("", xy=(MARK, -0.35), xytext=(M, -0.35),
-                arrowprops={"arrowstyle": "<->", "color": plotting.GREY, "shrinkA": 0, "shrinkB": 0})
-    ax.text((M + MARK) / 2, -0.3, f"|m − n| = {MARK - M}", ha="center", va="bottom", fontsize=8,
-            color=plotting.GREY)
+                arrowprops={"arrowstyle": "<->", "color": reference, "shrinkA": 0, "shrinkB": 0})
+    ax.text((M + MARK) / 2, -0.3, f"|m − n| = {MARK - M}", ha="center", va="bottom", fontsize=9)
     ax.set_xlim(-0.5, LAST + 0.5)
     ax.set_ylim(-0.6, 5.0)
     ax.set_xlabel("key position n")

@@ -1,7 +1,7 @@
 """Two position vectors at width 8, channel by channel.
 
-P(0) and P(2) of the sinusoidal encoding with d = 8, base 10000 and the interleaved layout:
-even channels hold sines, odd channels cosines. Every sine of P(0) is 0 and every cosine 1;
+$P(0)$ and $P(2)$ of the sinusoidal encoding with $d = 8$, base 10000 and the interleaved layout:
+even channels hold sines, odd channels cosines. Every sine of $P(0)$ is 0 and every cosine 1;
 at position 2 the fast pair has turned most, the slowest pair hardly at all.
 """
 
@@ -27,13 +27,13 @@ def main():
 
     fig, axes = plotting.new_figure(aspect=0.36, ncols=2, sharey=True)
     channels = np.arange(WIDTH)
-    colours = [plotting.SINE if c % 2 == 0 else plotting.COSINE for c in channels]
+    colours = [plotting.colour_of(wave="sin" if c % 2 == 0 else "cos") for c in channels]
     for ax, position, vector in zip(axes, POSITIONS, vectors):
         ax.bar(channels, vector, color=colours)
-        ax.axhline(0, color=plotting.GREY, linewidth=0.8)
+        ax.axhline(0, color=plotting.colour_of(reference=True), linewidth=0.8)
         for c, value in zip(channels, vector):
             ax.annotate(f"{value:.2f}", (c, value), ha="center", va="bottom" if value >= 0 else "top",
-                        xytext=(0, 2 if value >= 0 else -2), textcoords="offset points", fontsize=8)
+                        xytext=(0, 2 if value >= 0 else -2), textcoords="offset points", fontsize=9)
         ax.set_title(f"P({position})")
         ax.set_xticks(channels)
         ax.set_xlabel("channel i (even: sin, odd: cos)")

@@ -1,8 +1,9 @@
-"""Wavelengths of the sine/cosine pairs at widths 8, 16, 128 and 512.
+r"""Wavelengths of the sine/cosine pairs at widths 8, 20, 128 and 512.
 
-Pair r has wavelength 2π · 10000^(2r/d) positions. Drawn against the pair's relative place
-2r/d, every width samples the same straight line on the log axis: a geometric progression
-that starts at 2π and stops one step short of 10000 · 2π. A wider model samples it more finely.
+Pair $r$ has wavelength $2\pi \cdot 10000^{2r/d}$ positions. Drawn against the pair's relative
+place $2r/d$, every width samples the same straight line on the log axis: a geometric progression
+that starts at $2\pi$ and stops one step short of $10000 \cdot 2\pi$. A wider model samples it more
+finely.
 """
 
 import numpy as np
@@ -12,16 +13,16 @@ from posenc import plotting
 
 ALT = (
     "Log-scale plot of wavelength in positions against the relative pair index 2r/d for "
-    "widths 8, 16, 128 and 512. All points lie on one straight line from 2π (6.28) toward "
+    "widths 8, 20, 128 and 512. All points lie on one straight line from 2π (6.28) toward "
     "10000 · 2π (62832); width 8's four pairs are labelled 6.28, 62.83, 628.32 and 6283.19, "
     "and width 512's 256 pairs are so close that they form a continuous band."
 )
-WIDTHS = (8, 16, 128, 512)
+WIDTHS = (8, 20, 128, 512)
 # Width 512's 256 points sit about 2 px apart, so they are drawn as a thick line.
-STYLES = {8: dict(color=plotting.VERMILLION, marker="o", markersize=7, linestyle="none"),
-          16: dict(color=plotting.BLUE, marker="s", markersize=5, linestyle="none"),
-          128: dict(color=plotting.GREEN, marker="o", markersize=2.5, linestyle="none"),
-          512: dict(color=plotting.SKY, linewidth=5, solid_capstyle="butt")}
+STYLES = {8: dict(marker="o", markersize=7, linestyle="none"),
+          20: dict(marker="s", markersize=5, linestyle="none"),
+          128: dict(marker="o", markersize=2.5, linestyle="none"),
+          512: dict(linewidth=5, solid_capstyle="butt")}
 
 
 def main():
@@ -37,16 +38,15 @@ def main():
 
     fig, ax = plotting.new_figure(aspect=0.5)
     for bound in (2 * np.pi, 10000 * 2 * np.pi):
-        ax.axhline(bound, color=plotting.GREY, linewidth=0.8, linestyle="--")
-    ax.text(1.0, 2 * np.pi * 1.2, "2π", ha="right", va="bottom", color=plotting.GREY)
-    ax.text(1.0, 10000 * 2 * np.pi * 1.2, "10000 · 2π", ha="right", va="bottom", color=plotting.GREY)
+        ax.axhline(bound, color=plotting.colour_of(reference=True), linewidth=0.8, linestyle="--")
+    ax.text(1.0, 2 * np.pi * 1.2, "2π", ha="right", va="bottom")
+    ax.text(1.0, 10000 * 2 * np.pi * 1.2, "10000 · 2π", ha="right", va="bottom")
     for width in sorted(WIDTHS, reverse=True):
         place = np.arange(0, width, 2) / width
         ax.plot(place, posenc.wavelengths(width), label=f"d = {width} ({width // 2} pairs)",
-                **STYLES[width])
+                color=plotting.colour_of(width=width), **STYLES[width])
     for place, lam in zip(np.arange(0, 8, 2) / 8, eight):
-        ax.annotate(f"{lam:.2f}", (place, lam), xytext=(8, -10), textcoords="offset points",
-                    color=plotting.VERMILLION, fontsize=9)
+        ax.annotate(f"{lam:.2f}", (place, lam), xytext=(8, -10), textcoords="offset points", fontsize=9)
     ax.set_yscale("log")
     ax.set_ylim(3, 3e5)
     ax.set_xlabel("relative pair index 2r/d")

@@ -1,7 +1,7 @@
-"""The same 100 positions encoded at width 20 and at width 50.
+r"""The same 100 positions encoded at width 20 and at width 50.
 
-Both encodings start with the same fastest pair (ω = 1), and both frequency grids run from 1
-toward 1/10000, but width 50 spaces its 25 pairs more closely: its channel 10 repeats the
+Both encodings start with the same fastest pair ($\omega = 1$), and both frequency grids run from 1
+toward $1/10000$, but width 50 spaces its 25 pairs more closely: its channel 10 repeats the
 wave that width 20 keeps in channel 4 (outlined), and the pairs that turn at least half a
 cycle over these positions fill 8 channels at width 20 but 20 at width 50. Columns are drawn
 at the same size in both panels.
@@ -42,7 +42,7 @@ def main():
         ax.set_title(f"d = {width} ({width // 2} pairs)")
     for ax, channel in zip(axes, (4, 10)):  # the same wave at both widths
         ax.add_patch(plotting.plt.Rectangle((channel - 0.5, -0.5), 1, POSITIONS, fill=False,
-                                            edgecolor="black", linewidth=1.4))
+                                            edgecolor=plotting.colour_of(reference=True), linewidth=1.4))
     axes[0].set_ylabel("position t")
     fig.colorbar(image, ax=axes, label="value", shrink=0.9)
     plotting.save(fig)

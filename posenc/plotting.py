@@ -266,3 +266,52 @@ def span_axes(axes: Any) -> Any:
     for panel in panels:
         panel.remove()
     return figure.add_subplot(grid[rows.start:rows.stop, cols.start:cols.stop])
+
+
+# One colour per concept. Every figure script takes its data colours from colour_of(), so a
+# width, a wave, an encoding family or a figure's own series has the same colour wherever it
+# appears. The palette is Okabe-Ito without its black, which is the foreground (text, axes,
+# reference lines: the page may recolour it for its dark scheme), and without its yellow, too
+# pale to read on white. Blue, vermillion, green and reddish purple keep a contrast of at least
+# 3:1 against white and against a dark slate page; orange and sky blue do only against the dark
+# one, so they go to things drawn thick or dense.
+_OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
+_BLUE, _VERMILLION, _GREEN, _PURPLE, _ORANGE, _SKY = _OKABE_ITO
+_CONCEPT_COLOURS: dict[str, dict[Any, str]] = {
+    # Model widths d, smallest first; 512 is always drawn dense, so it can take orange.
+    "width": {8: _VERMILLION, 20: _BLUE, 50: _GREEN, 128: _PURPLE, 512: _ORANGE},
+    # The sine and the cosine channel of a pair.
+    "wave": {"sin": _BLUE, "cos": _VERMILLION},
+    # Encoding families.
+    "family": {"sinusoidal": _BLUE, "rope": _VERMILLION, "alibi": _GREEN},
+    # The two sides of an attention score.
+    "side": {"query": _BLUE, "key": _VERMILLION},
+}
+
+
+def colour_of(**concept: Any) -> str:
+    """The colour of one concept, named by one keyword: ``colour_of(width=128)``.
+
+    Keywords: ``width`` (a model width d), ``wave`` ("sin" or "cos"), ``family``
+    ("sinusoidal", "rope", "alibi"), ``side`` ("query", "key"), ``series`` (the n-th of a
+    figure's own categories, such as its start positions or dtypes, counted from 0) and
+    ``reference=True`` (the foreground, read from the style at call time, for reference lines).
+    A value the mapping does not know is an error, so a figure cannot invent a colour.
+    """
+    if len(concept) != 1:
+        raise TypeError(f"colour_of takes exactly one concept keyword, got {sorted(concept)}")
+    (kind, value), = concept.items()
+    if kind == "reference":
+        if value is not True:
+            raise ValueError("write colour_of(reference=True)")
+        return matplotlib.rcParams["axes.edgecolor"]
+    if kind == "series":
+        if not isinstance(value, int) or not 0 <= value < len(_OKABE_ITO):
+            raise ValueError(f"series must be an int in [0, {len(_OKABE_ITO)}), got {value!r}")
+        return _OKABE_ITO[value]
+    if kind not in _CONCEPT_COLOURS:
+        raise TypeError(f"unknown concept {kind!r}; known: {sorted(_CONCEPT_COLOURS) + ['reference', 'series']}")
+    key = value.lower() if isinstance(value, str) else value
+    if key not in _CONCEPT_COLOURS[kind]:
+        raise ValueError(f"no colour for {kind}={value!r}; known: {sorted(_CONCEPT_COLOURS[kind], key=str)}")
+    return _CONCEPT_COLOURS[kind][key]

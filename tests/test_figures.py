@@ -94,3 +94,76 @@ def test_every_image_in_the_built_site_comes_from_a_script(site_dir):
         where = image.relative_to(site_dir.resolve())
         assert where.parent == pathlib.Path("figures") and where.suffix == ".svg", f"image outside the figure pipeline: {where}"
         assert (ROOT / "figures_src" / f"{where.stem}.py").is_file(), f"no script draws {where}"
+
+
+# One colour per concept: scripts name concepts, posenc.plotting.colour_of gives their colours.
+COLOUR_KEYWORDS = {"color", "colors", "c", "facecolor", "edgecolor", "markerfacecolor", "markeredgecolor"}
+# Marks drawn on a heatmap's cells ("white") and "no fill" name no concept; black is the foreground.
+PLAIN_COLOURS = {"white", "none"}
+NAMED_COLOUR_CONSTANTS = {"BLUE", "VERMILLION", "GREEN", "PURPLE", "ORANGE", "SKY", "GREY", "SINE", "COSINE"}
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_script_takes_its_colours_from_the_concept_mapping(script):
+    """No colour literal and no named palette constant: every data colour is a colour_of(...)."""
+    tree = ast.parse(script.read_text())
+    problems = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(r"#[0-9a-fA-F]{3,8}\b", node.value):
+            problems.append(f"line {node.lineno}: colour literal {node.value!r}")
+        if isinstance(node, ast.Attribute) and node.attr in NAMED_COLOUR_CONSTANTS:
+            problems.append(f"line {node.lineno}: plotting.{node.attr} instead of plotting.colour_of(...)")
+        pairs = []
+        if isinstance(node, ast.keyword):
+            pairs.append((node.arg, node.value))
+        if isinstance(node, ast.Dict):
+            pairs += [(k.value, v) for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)]
+        for name, value in pairs:
+            if name in COLOUR_KEYWORDS and isinstance(value, ast.Constant) and value.value not in PLAIN_COLOURS:
+                problems.append(f"line {value.lineno}: {name}={value.value!r}")
+    assert not problems, f"{script.name} picks colours itself: {problems}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_script_text_is_at_least_the_tick_size(script):
+    """A hard-coded font size is never below the style's tick labels."""
+    import matplotlib
+
+    smallest = matplotlib.rc_params_from_file(str(ROOT / "posenc" / "posenc.mplstyle"), use_default_template=True)
+    smallest = min(float(smallest["xtick.labelsize"]), float(smallest["ytick.labelsize"]))
+    small = [(node.lineno, node.value.value) for node in ast.walk(ast.parse(script.read_text()))
+             if isinstance(node, ast.keyword) and node.arg in {"fontsize", "title_fontsize", "size"}
+             and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float))
+             and node.value.value < smallest]
+    assert not small, f"{script.name}: font sizes below {smallest} (line, size): {small}"
+
+
+def test_every_width_has_one_colour_in_every_figure(monkeypatch, tmp_path):
+    """Each drawn series labelled "d = N" (lines, tick rows) has colour_of(width=N), in every figure."""
+    import runpy
+
+    import matplotlib.colors
+
+    from posenc import plotting
+
+    figures = []
+    monkeypatch.setattr(plotting, "save", figures.append)  # keep the figure instead of writing it
+    seen: dict[int, set[tuple[str, str]]] = {}
+    for script in SCRIPTS:
+        namespace = runpy.run_path(str(script))  # defines main() without running it
+        with plotting.rendering(script, namespace, tmp_path):
+            namespace["main"]()
+        figure = figures.pop()
+        for artist in figure.findobj(lambda a: re.match(r"d = \d+\b", str(a.get_label()) if hasattr(a, "get_label") else "")):
+            if not hasattr(artist, "get_color"):
+                continue
+            width = int(re.match(r"d = (\d+)", artist.get_label()).group(1))
+            colours = artist.get_color()
+            colour = matplotlib.colors.to_hex(colours[0] if getattr(colours, "ndim", 1) == 2 else colours)
+            seen.setdefault(width, set()).add((script.stem, colour))
+        plotting.plt.close(figure)
+    assert {8, 20, 50, 128, 512} <= set(seen), f"widths drawn with a label: {sorted(seen)}"
+    for width, uses in seen.items():
+        wanted = matplotlib.colors.to_hex(plotting.colour_of(width=width))
+        wrong = sorted(use for use in uses if use[1] != wanted)
+        assert not wrong, f"d = {width} should be {wanted} everywhere; differs in {wrong}"

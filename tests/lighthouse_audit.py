@@ -2,7 +2,8 @@
 
 The figures are reported, not asserted: Lighthouse's timings vary from run to run and machine
 to machine. The deterministic checks (axe, layout shift, page weight, links, offline,
-reproducible builds) are tests in ``tests/test_audits.py`` and run with ``make test``.
+reproducible builds) are tests in ``tests/test_page_audits.py``, ``tests/test_built_html.py``
+and ``tests/test_site_builds.py``, and run with ``make test``.
 
 The site is served from 127.0.0.1, gzipped as GitHub Pages serves it. Lighthouse is the npm
 package pinned in package.json (``npm ci`` installs it into node_modules; ``npx --no`` refuses

@@ -27,7 +27,7 @@ SLOW = GOOD.replace("    plotting.save(fig)", (
     "    class Slow(Artist):\n        def draw(self, renderer):\n            time.sleep(60)\n\n"
     "    fig.add_artist(Slow())\n    plotting.save(fig)"))
 PAGE = "---\ntitle: {title}\ndescription: A page of the build tests.\n---\n\n# {title}\n\n{body}\n"
-# The date mkdocs writes into the sitemap for every page (as in test_audits.py's comparison).
+# The date mkdocs writes into the sitemap for every page (as in test_site_builds.py's comparison).
 BUILD_DATE = re.compile(rb"<lastmod>[^<]*</lastmod>")
 
 

@@ -364,7 +364,9 @@ def _derivation_sources() -> str:
 def _figure_page(name: str) -> str:
     meta = _figure_meta(name)
     code = (ROOT / meta.script).read_text()
-    first = meta.caption.split(". ")[0].rstrip(".")
+    # The description is plain text (search snippets, link previews): the alt text's first
+    # sentence, which is written in words, not the caption, which may hold TeX.
+    first = meta.alt.split(". ")[0].rstrip(".")
     title = meta.title.rstrip(".")
     return (
         f"---\ntitle: {json.dumps('Figure: ' + title)}\ndescription: {json.dumps(first + '.')}\n---\n\n"

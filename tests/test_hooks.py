@@ -14,6 +14,8 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
+from posenc.figure_files import FIGURE_DIR
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HOOKS = ROOT / "hooks"
 
@@ -293,3 +295,12 @@ def test_hook_names_do_not_shadow_each_other():
         # `import posenc` and `import posenc.derivations` bind one module, the package.
         twice = sorted(name for name, count in bound.items() if count > 1 and name != "posenc")
         assert not twice, f"{path.name} binds {twice} more than once"
+
+
+def test_figure_pages_describe_themselves_in_words_from_the_alt_text():
+    """A figure page's meta description never carries the caption's TeX."""
+    for sidecar in sorted((ROOT / FIGURE_DIR).glob("*.json")):
+        page = markers_hook._figure_page(sidecar.stem)
+        description = json.loads(page.split("description: ", 1)[1].split("\n", 1)[0])
+        assert "$" not in description and "\\" not in description, (sidecar.stem, description)
+        assert description.rstrip(".") in json.loads(sidecar.read_text())["alt"]

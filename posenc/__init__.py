@@ -2,7 +2,8 @@
 
 The NumPy encodings live in :mod:`posenc.encodings` and the conventions of other libraries
 (fairseq's schedule and position ids, RoPE pairings and scaling, T5 buckets) in
-:mod:`posenc.conventions`; both are re-exported here. The SymPy
+:mod:`posenc.conventions`, and the relative schemes (Shaw, Transformer-XL, T5, DeBERTa,
+symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`; all are re-exported here. The SymPy
 derivation registry is :mod:`posenc.derivations` (run it with ``python -m posenc.verify``)
 and the figure helper is :mod:`posenc.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
@@ -35,19 +36,44 @@ from .conventions import (
     t5_relative_position_bucket,
     yarn_frequencies,
 )
+from .relative import (
+    TransformerXLTerms,
+    absolute_table_rows,
+    alibi_symmetric_bias,
+    cope_logits,
+    cope_positions,
+    deberta_log_bucket,
+    deberta_relative_positions,
+    fire_bias,
+    kerple_bias,
+    shaw_logits,
+    shaw_relative_index,
+    shaw_values,
+    t5_bias,
+    transformer_xl_terms,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_BASE",
+    "TransformerXLTerms",
+    "absolute_table_rows",
     "alibi_bias",
     "alibi_slopes",
+    "alibi_symmetric_bias",
     "apply_rope",
+    "cope_logits",
+    "cope_positions",
+    "deberta_log_bucket",
+    "deberta_relative_positions",
     "dynamic_ntk_frequencies",
     "fairseq_embedding",
     "fairseq_position_ids",
+    "fire_bias",
     "frequencies",
     "kernel",
+    "kerple_bias",
     "linear_scaled_frequencies",
     "llama3_frequencies",
     "rope",
@@ -55,11 +81,16 @@ __all__ = [
     "rope_permutation",
     "rope_scaling_frequencies",
     "schedule_frequencies",
+    "shaw_logits",
+    "shaw_relative_index",
+    "shaw_values",
     "shift_operator",
     "sinusoidal",
     "sinusoidal_embedding",
     "squared_distance",
+    "t5_bias",
     "t5_relative_position_bucket",
+    "transformer_xl_terms",
     "wavelengths",
     "yarn_frequencies",
 ]

@@ -230,6 +230,19 @@ def offsets(value: Any, name: str = "offset") -> np.ndarray:
     return array
 
 
+def real_array(name: str, value: Any, *, ndim: int, what: str = "") -> np.ndarray:
+    """A finite real array with exactly ``ndim`` axes (``what`` names them in the error), as float64."""
+    array = np.asarray(value)
+    if not _is_real(array):
+        raise TypeError(f"{name} must be a real array, got dtype {array.dtype}")
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} axes{' ' + what if what else ''}, got shape {array.shape}")
+    array = array.astype(np.float64)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite, got NaN or infinity")
+    return array
+
+
 def vectors(value: Any, ids: np.ndarray) -> np.ndarray:
     """``x`` of RoPE: a real array of shape (..., n, d), d >= 1, with one position id per row."""
     array = np.asarray(value)

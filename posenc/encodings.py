@@ -162,21 +162,26 @@ def rope(
     return conventions.apply_rope(values, ids, base=base, layout=layout)
 
 
-def alibi_slopes(n_heads: int) -> np.ndarray:
-    """ALiBi's per-head slopes (derivation ``alibi-slopes``).
+def alibi_slopes(n_heads: int, *, max_bias: float = 8.0) -> np.ndarray:
+    """ALiBi's per-head slopes (derivation ``alibi-slopes`` for ``max_bias = 8``).
 
-    For a power of two n the slopes are ``2 ** (-8 h / n)``, h = 1..n. Otherwise, with m the
-    largest power of two not exceeding n, the first m slopes are those of m heads and the rest are
-    every other slope of 2m heads, as in the ALiBi reference code.
+    For a power of two n the slopes are ``2 ** (-max_bias h / n)``, h = 1..n. Otherwise, with m
+    the largest power of two not exceeding n, the first m slopes are those of m heads and the rest
+    are every other slope of 2m heads, as in the ALiBi reference code. The paper uses
+    ``max_bias = 8``, so the last of n (a power of two) slopes is 1/256; other values stretch or
+    shrink the geometric sequence.
 
     >>> alibi_slopes(4).tolist()
     [0.25, 0.0625, 0.015625, 0.00390625]
+    >>> alibi_slopes(4, max_bias=4).tolist()
+    [0.5, 0.25, 0.125, 0.0625]
     """
     n = _checks.integer("n_heads", n_heads, minimum=1)
+    max_bias = _checks.real("max_bias", max_bias, minimum=0.0, strict=True)
     _checks.elements("n_heads", n)
 
     def power_of_two(count: int) -> np.ndarray:
-        return 2.0 ** (-8.0 * np.arange(1, count + 1) / count)
+        return 2.0 ** (-max_bias * np.arange(1, count + 1) / count)
 
     m = 1 << (n.bit_length() - 1)
     if m == n:
@@ -184,13 +189,15 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     return np.concatenate([power_of_two(m), power_of_two(2 * m)[0::2][: n - m]])
 
 
-def alibi_bias(n_heads: int, length: int) -> np.ndarray:
+def alibi_bias(n_heads: int, length: int, *, max_bias: float = 8.0) -> np.ndarray:
     """Causal ALiBi bias, shape ``(n_heads, length, length)``.
 
     Entry ``[h, i, j]`` is ``-slope_h * (i - j)`` for keys j <= i and ``-inf`` above the
-    diagonal, where the causal mask hides future keys.
+    diagonal, where the causal mask hides future keys. ``max_bias`` is that of
+    ``alibi_slopes``; ``posenc.relative.alibi_symmetric_bias`` is the form without the mask,
+    for any position ids.
     """
-    slopes = alibi_slopes(n_heads)
+    slopes = alibi_slopes(n_heads, max_bias=max_bias)
     length = _checks.integer("length", length, minimum=0)
     _checks.elements("n_heads and length", slopes.size, length, length)
     i = np.arange(length)

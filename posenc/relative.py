@@ -1,0 +1,491 @@
+"""Relative position in attention, learned tables, and no encoding at all, in NumPy.
+
+Each function computes what one scheme adds to attention (to the logits, to the keys and values,
+or to the positions that index a table) for explicit query and key position ids, so a sequence
+may start anywhere. Conventions, stated once:
+
+* ``query_ids`` and ``key_ids`` are one-dimensional non-negative integer ids (``None`` means
+  ``0, 1, ..., n - 1`` for the given rows); results over a (query, key) grid have shape
+  ``(..., len(query_ids), len(key_ids))``, query on the rows.
+* Each scheme keeps its own sign convention for the relative position, named in its docstring:
+  Shaw and T5 use ``key - query``, Transformer-XL, DeBERTa, ALiBi, Kerple and FIRE
+  ``query - key``.
+* No function applies a causal mask unless it says so; a causal model hides keys after the
+  query itself (``posenc.alibi_bias`` is the masked ALiBi).
+* Arguments follow posenc's rules (``posenc._checks``): errors name the argument and the rule,
+  and no call builds an array of more than 2**27 elements.
+
+Sources: Shaw et al. (2018), Dai et al. (2019), Raffel et al. (2020), He et al. (2021),
+Press et al. (2021), Chi et al. (2022), Li et al. (2023), Golovneva et al. (2024).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _checks
+from .conventions import DEFAULT_BASE, t5_relative_position_bucket
+from .encodings import _offset_sincos, alibi_slopes
+
+
+def _ids(value: ArrayLike | None, rows: int | None, name: str) -> np.ndarray:
+    """Position ids, or ``0 .. rows - 1`` when none are given; their count must match ``rows``."""
+    if value is None:
+        if rows is None:
+            raise TypeError(f"{name} must be given")
+        return np.arange(rows, dtype=np.int64)
+    ids = _checks.position_ids(value, name)
+    if rows is not None and ids.size != rows:
+        raise ValueError(f"{name} must have one id per row: got {ids.size} ids for {rows} rows")
+    return ids
+
+
+def _grid(query_ids: np.ndarray, key_ids: np.ndarray, *leading: int) -> np.ndarray:
+    """``query - key`` over the grid, after checking its size (times ``leading``) against the limit."""
+    _checks.elements("query_ids and key_ids", *leading, query_ids.size, key_ids.size)
+    return query_ids[:, None] - key_ids[None, :]
+
+
+def _rows(name: str, value: ArrayLike, width_name: str = "d") -> np.ndarray:
+    return _checks.real_array(name, value, ndim=2, what=f"(rows, {width_name})")
+
+
+# ---------------------------------------------------------------------------------------
+# Learned absolute table (BERT, GPT-2)
+
+
+def absolute_table_rows(table: ArrayLike, position_ids: ArrayLike) -> np.ndarray:
+    """The rows of a learned absolute position table for the given ids, shape ``(len(ids), d)``.
+
+    A table of ``L`` rows holds one trained vector per position ``0 .. L - 1`` and nothing
+    beyond: an id of ``L`` or more has no row, so this raises instead of inventing one.
+
+    >>> absolute_table_rows([[0.0, 1.0], [2.0, 3.0]], [1, 0]).tolist()
+    [[2.0, 3.0], [0.0, 1.0]]
+    """
+    rows = _rows("table", table)
+    ids = _checks.position_ids(position_ids)
+    _checks.elements("position_ids and table", ids.size, rows.shape[1])
+    if ids.size and ids.max() >= rows.shape[0]:
+        raise ValueError(
+            f"position_ids must be < {rows.shape[0]} (the table's rows; a learned table has no row past its last), "
+            f"got {ids.max()}"
+        )
+    return rows[ids]
+
+
+# ---------------------------------------------------------------------------------------
+# Shaw et al. (2018)
+
+
+def shaw_relative_index(query_ids: ArrayLike, key_ids: ArrayLike, max_distance: int) -> np.ndarray:
+    """Row of Shaw's ``2k + 1``-row relative tables for each (query i, key j): ``clip(j - i, -k, k) + k``.
+
+    ``k = max_distance``: every key more than k positions away shares the table's first or last row.
+
+    >>> shaw_relative_index([2], [0, 1, 2, 3, 4, 5], 2).tolist()
+    [[0, 1, 2, 3, 4, 4]]
+    """
+    queries = _checks.position_ids(query_ids, "query_ids")
+    keys = _checks.position_ids(key_ids, "key_ids")
+    k = _checks.integer("max_distance", max_distance, minimum=0)
+    return np.clip(-_grid(queries, keys), -k, k) + k
+
+
+def _shaw_table(name: str, table: ArrayLike, width: int) -> tuple[np.ndarray, int]:
+    rows = _rows(name, table)
+    if rows.shape[0] % 2 == 0 or rows.shape[1] != width:
+        raise ValueError(
+            f"{name} must have shape (2k + 1, {width}): one row per clipped distance -k..k, got shape {rows.shape}"
+        )
+    return rows, rows.shape[0] // 2
+
+
+def shaw_logits(
+    queries: ArrayLike,
+    keys: ArrayLike,
+    relative_keys: ArrayLike,
+    *,
+    query_ids: ArrayLike | None = None,
+    key_ids: ArrayLike | None = None,
+) -> np.ndarray:
+    """Shaw et al.'s logits ``e_ij = q_i . (k_j + a^K_{clip(j - i, -k, k)}) / sqrt(d)``, shape ``(n_q, n_k)``.
+
+    ``queries`` ``(n_q, d)`` and ``keys`` ``(n_k, d)`` are the projected rows of one head;
+    ``relative_keys`` ``(2k + 1, d)`` holds the learned vectors for distances ``-k .. k``.
+    The gathered vectors are never materialised: ``q_i . a_r`` is computed once per table row.
+
+    >>> q, k = np.eye(2), np.zeros((3, 2))
+    >>> shaw_logits(q, k, [[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]).round(4).tolist()
+    [[0.0, 0.0, 0.0], [0.0, 0.0, 0.7071]]
+    """
+    q, kk = _rows("queries", queries), _rows("keys", keys)
+    if kk.shape[1] != q.shape[1]:
+        raise ValueError(f"keys must have the queries' width {q.shape[1]}, got {kk.shape[1]}")
+    table, k = _shaw_table("relative_keys", relative_keys, q.shape[1])
+    index = shaw_relative_index(_ids(query_ids, q.shape[0], "query_ids"), _ids(key_ids, kk.shape[0], "key_ids"), k)
+    per_row = q @ table.T  # (n_q, 2k + 1): q_i . a_r
+    relative = np.take_along_axis(per_row, index, axis=1)
+    return (q @ kk.T + relative) / math.sqrt(q.shape[1])
+
+
+def shaw_values(
+    weights: ArrayLike,
+    values: ArrayLike,
+    relative_values: ArrayLike,
+    *,
+    query_ids: ArrayLike | None = None,
+    key_ids: ArrayLike | None = None,
+) -> np.ndarray:
+    """Shaw et al.'s outputs ``z_i = sum_j alpha_ij (v_j + a^V_{clip(j - i, -k, k)})``, shape ``(n_q, d)``.
+
+    ``weights`` ``(n_q, n_k)`` are the attention weights alpha, ``values`` ``(n_k, d)`` and
+    ``relative_values`` ``(2k + 1, d)``. The weights falling on each table row are summed first,
+    so the cost is one ``(n_q, 2k + 1) x (2k + 1, d)`` product.
+
+    >>> shaw_values([[0.5, 0.5]], [[0.0], [2.0]], [[10.0], [0.0], [20.0]]).tolist()
+    [[11.0]]
+    """
+    alpha = _checks.real_array("weights", weights, ndim=2, what="(n_q, n_k)")
+    v = _rows("values", values)
+    if v.shape[0] != alpha.shape[1]:
+        raise ValueError(f"values must have one row per key (weights has {alpha.shape[1]} columns), got {v.shape[0]}")
+    table, k = _shaw_table("relative_values", relative_values, v.shape[1])
+    index = shaw_relative_index(_ids(query_ids, alpha.shape[0], "query_ids"), _ids(key_ids, v.shape[0], "key_ids"), k)
+    per_row = np.zeros((alpha.shape[0], table.shape[0]))
+    np.add.at(per_row, (np.arange(alpha.shape[0])[:, None], index), alpha)
+    return alpha @ v + per_row @ table
+
+
+# ---------------------------------------------------------------------------------------
+# Transformer-XL (Dai et al., 2019)
+
+
+class TransformerXLTerms(NamedTuple):
+    """The four terms of Transformer-XL's score, each ``(n_q, n_k)``; ``total`` is their sum."""
+
+    content: np.ndarray  #: (a) q_i . k_j
+    content_position: np.ndarray  #: (b) q_i . r_{i-j}
+    global_content: np.ndarray  #: (c) u . k_j
+    global_position: np.ndarray  #: (d) v . r_{i-j}
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.content + self.content_position + self.global_content + self.global_position
+
+
+def transformer_xl_terms(
+    queries: ArrayLike,
+    keys: ArrayLike,
+    position_projection: ArrayLike,
+    u: ArrayLike,
+    v: ArrayLike,
+    *,
+    query_ids: ArrayLike | None = None,
+    key_ids: ArrayLike | None = None,
+    base: float = DEFAULT_BASE,
+) -> TransformerXLTerms:
+    """Transformer-XL's score terms for one head (derivation ``transformer-xl-terms``).
+
+    ``queries`` ``(n_q, d_k)`` are ``W_q E_i``, ``keys`` ``(n_k, d_k)`` are ``W_{k,E} E_j``;
+    ``position_projection`` ``(d, d_k)`` is ``W_{k,R}``, applied to the sinusoid ``R_{i-j}`` of
+    width ``d`` in Transformer-XL's layout (all sines, then all cosines), so
+    ``r_{i-j} = R_{i-j} @ W_{k,R}``; ``u`` and ``v`` ``(d_k,)`` are the global content and
+    position biases shared by every query. The sum of the terms is
+    ``(q_i + u) . k_j + (q_i + v) . r_{i-j}``. No scale and no mask are applied. ``R`` is
+    computed once per distinct distance ``i - j``.
+
+    >>> terms = transformer_xl_terms(np.ones((1, 2)), np.ones((2, 2)), np.eye(2), [1.0, 0.0], [0.0, 0.0])
+    >>> terms.content.tolist(), terms.global_content.tolist()
+    ([[2.0, 2.0]], [[1.0, 1.0]])
+    >>> terms.content_position.round(4).tolist()  # R_0 = (sin 0, cos 0), R_(-1) = (sin -1, cos -1)
+    [[1.0, -0.3012]]
+    """
+    q, kk = _rows("queries", queries, "d_k"), _rows("keys", keys, "d_k")
+    projection = _checks.real_array("position_projection", position_projection, ndim=2, what="(d, d_k)")
+    head = q.shape[1]
+    if kk.shape[1] != head or projection.shape[1] != head:
+        raise ValueError(
+            f"keys and position_projection must have the queries' width d_k = {head}, "
+            f"got {kk.shape[1]} and {projection.shape[1]}"
+        )
+    width = _checks.width(projection.shape[0], "position_projection's rows (d)")
+    global_content, global_position = (
+        _checks.real_array(name, value, ndim=1, what="(d_k,)") for name, value in (("u", u), ("v", v))
+    )
+    if global_content.shape != (head,) or global_position.shape != (head,):
+        raise ValueError(f"u and v must have shape ({head},), got {global_content.shape} and {global_position.shape}")
+    base = _checks.base(base)
+    distance = _grid(_ids(query_ids, q.shape[0], "query_ids"), _ids(key_ids, kk.shape[0], "key_ids"), head)
+    distinct, where = np.unique(distance, return_inverse=True)
+    sines, cosines = _offset_sincos(distinct.astype(np.float64), width, base)
+    r = np.concatenate([sines, cosines], axis=-1) @ projection  # one r per distinct distance
+    where = where.reshape(distance.shape)
+    return TransformerXLTerms(
+        content=q @ kk.T,
+        content_position=np.take_along_axis(q @ r.T, where, axis=1),
+        global_content=np.broadcast_to(kk @ global_content, distance.shape).copy(),
+        global_position=(r @ global_position)[where],
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# T5 (Raffel et al., 2020)
+
+
+def t5_bias(
+    table: ArrayLike,
+    query_ids: ArrayLike,
+    key_ids: ArrayLike,
+    *,
+    bidirectional: bool = True,
+    max_distance: int = 128,
+) -> np.ndarray:
+    """T5's position bias, shape ``(n_heads, n_q, n_k)``: one learned scalar per bucket and head.
+
+    ``table`` ``(num_buckets, n_heads)`` is T5's ``relative_attention_bias`` weight; entry
+    ``[h, i, j]`` is ``table[bucket(key_j - query_i), h]`` with the bucket of
+    ``posenc.t5_relative_position_bucket``. T5 computes it once, in the first layer, shares it
+    with every layer, and adds it to logits that are not divided by ``sqrt(d_k)``.
+
+    >>> table = np.arange(32.0)[:, None]  # one head, bias = bucket number
+    >>> t5_bias(table, [5], [0, 4, 5, 6, 100])[0].tolist()
+    [[5.0, 1.0, 0.0, 17.0, 31.0]]
+    """
+    weights = _checks.real_array("table", table, ndim=2, what="(num_buckets, n_heads)")
+    queries = _checks.position_ids(query_ids, "query_ids")
+    keys = _checks.position_ids(key_ids, "key_ids")
+    relative = -_grid(queries, keys, weights.shape[1])
+    buckets = t5_relative_position_bucket(
+        relative, bidirectional=bidirectional, num_buckets=weights.shape[0], max_distance=max_distance
+    )
+    return np.moveaxis(weights[buckets], -1, 0)
+
+
+# ---------------------------------------------------------------------------------------
+# DeBERTa (He et al., 2021), as DeBERTa-v2's code
+
+
+def deberta_log_bucket(relative_position: ArrayLike, bucket_size: int, max_position: int) -> np.ndarray:
+    """DeBERTa-v2's log bucket of each relative position (``make_log_bucket_position``), as int64.
+
+    With ``mid = bucket_size // 2``, positions with ``|r| <= mid`` are kept as they are; a larger
+    ``|r|`` becomes ``sign(r) * (mid + ceil(log(|r| / mid) / log((max_position - 1) / mid) * (mid - 1)))``,
+    so the bucket is odd in r (derivation ``deberta-bucket-symmetry``). The arithmetic is
+    float32 step by step, as DeBERTa's is, with correctly rounded float32 logarithms. Unlike
+    T5's buckets these are not capped (past ``max_position - 1`` they keep growing, slowly);
+    DeBERTa's attention clamps the index into its table of ``2 * bucket_size`` rows afterwards.
+
+    >>> deberta_log_bucket([-600, -300, -5, 0, 5, 300, 511, 600], 256, 512).tolist()
+    [-270, -207, -5, 0, 5, 207, 255, 270]
+    """
+    position = _checks.relative_positions(relative_position)
+    bucket_size = _checks.integer("bucket_size", bucket_size, minimum=2)
+    mid = bucket_size // 2
+    max_position = _checks.integer("max_position", max_position)
+    if max_position - 1 <= mid:
+        raise ValueError(
+            f"max_position must be > bucket_size // 2 + 1 = {mid + 1} (log((max_position - 1) / mid) must be "
+            f"positive), got {max_position}"
+        )
+    f32 = np.float32
+    distance = np.abs(position)
+    large = distance > mid
+    ratio = (np.where(large, distance, mid).astype(np.float64) / mid).astype(f32)  # exact quotient, rounded once
+    log_ratio = np.log(ratio.astype(np.float64)).astype(f32)
+    log_span = f32(math.log(float(f32((max_position - 1) / mid))))
+    scaled = (log_ratio.astype(np.float64) / float(log_span)).astype(f32)
+    scaled = (scaled.astype(np.float64) * (mid - 1)).astype(f32)
+    bucket = np.ceil(scaled).astype(np.int64) + mid
+    result = np.where(large, np.sign(position) * bucket, position)
+    return int(result) if result.ndim == 0 else result
+
+
+def deberta_relative_positions(
+    query_ids: ArrayLike,
+    key_ids: ArrayLike,
+    *,
+    bucket_size: int | None = None,
+    max_position: int | None = None,
+) -> np.ndarray:
+    """DeBERTa's relative positions ``query - key`` over the grid, shape ``(n_q, n_k)``, as int64.
+
+    Given ``bucket_size`` and ``max_position`` (DeBERTa-v2's ``position_buckets`` and
+    ``max_relative_positions``), they are log-bucketed by ``deberta_log_bucket``, as
+    ``build_relative_position`` does.
+
+    >>> deberta_relative_positions([0, 1], [0, 1, 2]).tolist()
+    [[0, -1, -2], [1, 0, -1]]
+    """
+    relative = _grid(_checks.position_ids(query_ids, "query_ids"), _checks.position_ids(key_ids, "key_ids"))
+    if (bucket_size is None) != (max_position is None):
+        raise ValueError("bucket_size and max_position must be given together (or neither)")
+    if bucket_size is None:
+        return relative
+    return deberta_log_bucket(relative, bucket_size, max_position)
+
+
+# ---------------------------------------------------------------------------------------
+# ALiBi without the causal mask (bidirectional encoders), any position ids
+
+
+def alibi_symmetric_bias(
+    n_heads: int, query_ids: ArrayLike, key_ids: ArrayLike, *, max_bias: float = 8.0
+) -> np.ndarray:
+    """Symmetric ALiBi, ``-slope_h * |i - j|``, shape ``(n_heads, n_q, n_k)``, with no mask.
+
+    The slopes are ``posenc.alibi_slopes(n_heads, max_bias=max_bias)``; the bias depends on
+    ``|i - j|`` alone (derivation ``alibi-symmetric``). On keys ``j <= i`` it equals
+    ``posenc.alibi_bias``.
+
+    >>> alibi_symmetric_bias(1, [2], [0, 1, 2, 3, 4], max_bias=1).tolist()
+    [[[-1.0, -0.5, -0.0, -0.5, -1.0]]]
+    """
+    slopes = alibi_slopes(n_heads, max_bias=max_bias)
+    queries = _checks.position_ids(query_ids, "query_ids")
+    keys = _checks.position_ids(key_ids, "key_ids")
+    distance = np.abs(_grid(queries, keys, slopes.size)).astype(np.float64)
+    return -slopes[:, None, None] * distance
+
+
+# ---------------------------------------------------------------------------------------
+# Kerple (Chi et al., 2022) and FIRE (Li et al., 2023)
+
+KERPLE_VARIANTS = ("power", "log")
+
+
+def _head_parameters(name: str, value: ArrayLike) -> np.ndarray:
+    array = _checks.real_array(name, np.atleast_1d(np.asarray(value)), ndim=1, what="(n_heads,)")
+    if array.size == 0:
+        raise ValueError(f"{name} must hold one value per head, got none")
+    return array
+
+
+def kerple_bias(
+    query_ids: ArrayLike, key_ids: ArrayLike, r1: ArrayLike, r2: ArrayLike, *, variant: str = "power"
+) -> np.ndarray:
+    """Kerple's bias, shape ``(n_heads, n_q, n_k)``, one ``(r1, r2)`` per head.
+
+    ``"power"``: ``-r1 |i - j|**r2`` with ``r1 > 0`` and ``0 < r2 <= 2``; ``"log"``:
+    ``-r1 log(1 + r2 |i - j|)`` with ``r1, r2 > 0``. Both are 0 on the diagonal and fall with
+    distance. Kerple is used causally; the mask is the caller's.
+
+    >>> kerple_bias([3], [0, 1, 3], 1.0, 2.0).tolist()
+    [[[-9.0, -4.0, -0.0]]]
+    >>> kerple_bias([3], [0, 3], 2.0, 1.0, variant="log").round(4).tolist()
+    [[[-2.7726, -0.0]]]
+    """
+    variant = _checks.choice("variant", variant, KERPLE_VARIANTS)
+    scale, shape = _head_parameters("r1", r1), _head_parameters("r2", r2)
+    if scale.shape != shape.shape:
+        raise ValueError(f"r1 and r2 must have one value per head each, got shapes {scale.shape} and {shape.shape}")
+    if np.any(scale <= 0):
+        raise ValueError("r1 must be > 0 for every head")
+    if variant == "power" and np.any((shape <= 0) | (shape > 2)):
+        raise ValueError("r2 must be in (0, 2] for every head (the power variant's kernel is conditionally positive definite only there)")
+    if variant == "log" and np.any(shape <= 0):
+        raise ValueError("r2 must be > 0 for every head")
+    distance = np.abs(
+        _grid(_checks.position_ids(query_ids, "query_ids"), _checks.position_ids(key_ids, "key_ids"), scale.size)
+    ).astype(np.float64)
+    a, c = scale[:, None, None], shape[:, None, None]
+    if variant == "power":
+        return -a * distance[None] ** c
+    return -a * np.log1p(c * distance[None])
+
+
+def fire_bias(
+    query_ids: ArrayLike,
+    key_ids: ArrayLike,
+    hidden_weights: ArrayLike,
+    hidden_bias: ArrayLike,
+    output_weights: ArrayLike,
+    output_bias: ArrayLike,
+    *,
+    c: float = 1.0,
+    threshold: float = 512.0,
+) -> np.ndarray:
+    """FIRE's bias ``f(psi(|i - j|) / psi(max(L, i)))``, ``psi(x) = log(1 + c x)``, shape ``(n_heads, n_q, n_k)``.
+
+    ``f`` is FIRE's MLP with one ReLU hidden layer from one input to one output per head:
+    ``hidden_weights`` and ``hidden_bias`` ``(hidden,)``, ``output_weights`` ``(n_heads, hidden)``,
+    ``output_bias`` ``(n_heads,)``. ``c > 0`` and the threshold ``L > 0`` are learned in FIRE;
+    dividing by ``psi(max(L, i))`` maps every causal distance into ``[0, 1]`` at any length.
+    The distance is ``|i - j|``, which is ``i - j`` on the causal keys FIRE uses.
+
+    >>> identity = ([1.0], [0.0], [[1.0]], [0.0])  # f(x) = max(x, 0) = x on [0, 1]
+    >>> fire_bias([3], [0, 3], *identity, threshold=3.0).round(4).tolist()
+    [[[1.0, 0.0]]]
+    """
+    w1 = _checks.real_array("hidden_weights", hidden_weights, ndim=1, what="(hidden,)")
+    b1 = _checks.real_array("hidden_bias", hidden_bias, ndim=1, what="(hidden,)")
+    w2 = _checks.real_array("output_weights", output_weights, ndim=2, what="(n_heads, hidden)")
+    b2 = _checks.real_array("output_bias", output_bias, ndim=1, what="(n_heads,)")
+    if b1.shape != w1.shape or w2.shape[1] != w1.size or b2.shape != (w2.shape[0],):
+        raise ValueError(
+            "the MLP's shapes must agree: hidden_weights and hidden_bias (hidden,), output_weights "
+            f"(n_heads, hidden), output_bias (n_heads,); got {w1.shape}, {b1.shape}, {w2.shape}, {b2.shape}"
+        )
+    c = _checks.real("c", c, minimum=0.0, strict=True)
+    threshold = _checks.real("threshold", threshold, minimum=0.0, strict=True)
+    queries = _checks.position_ids(query_ids, "query_ids")
+    distance = np.abs(_grid(queries, _checks.position_ids(key_ids, "key_ids"), max(w1.size, w2.shape[0])))
+    normaliser = np.log1p(c * np.maximum(threshold, queries.astype(np.float64)))
+    x = np.log1p(c * distance.astype(np.float64)) / normaliser[:, None]
+    hidden = np.maximum(x[..., None] * w1 + b1, 0.0)  # (n_q, n_k, hidden)
+    return np.moveaxis(hidden @ w2.T + b2, -1, 0)
+
+
+# ---------------------------------------------------------------------------------------
+# CoPE (Golovneva et al., 2024)
+
+
+def cope_positions(logits: ArrayLike) -> np.ndarray:
+    """CoPE's contextual positions ``p_ij = sum_{t=j}^{i} sigmoid(logit_it)`` for keys ``j <= i``.
+
+    ``logits`` ``(n, n)`` are the query-key logits of one causal head (query i on row i, key j
+    in column j); each gate ``sigmoid(logit_ij)`` counts key j as a fraction of a position, and
+    the position of key j from query i counts the gates from j up to i. Entries above the
+    diagonal (future keys) are 0. With every gate 1, ``p_ij = i - j + 1``.
+
+    >>> cope_positions(np.full((3, 3), 50.0)).round(6).tolist()
+    [[1.0, 0.0, 0.0], [2.0, 1.0, 0.0], [3.0, 2.0, 1.0]]
+    """
+    a = _checks.real_array("logits", logits, ndim=2, what="(n, n)")
+    if a.shape[0] != a.shape[1]:
+        raise ValueError(f"logits must be square (one causal head, queries and keys the same rows), got {a.shape}")
+    gates = np.tril(1.0 / (1.0 + np.exp(-a)))
+    return np.flip(np.cumsum(np.flip(gates, axis=1), axis=1), axis=1) * np.tri(a.shape[0])
+
+
+def cope_logits(queries: ArrayLike, positions: ArrayLike, position_embeddings: ArrayLike) -> np.ndarray:
+    """CoPE's logit term ``q_i . e[p_ij]``, with ``e`` interpolated between integer positions, shape ``(n, n)``.
+
+    ``queries`` ``(n, d)``, ``positions`` ``(n, n)`` from ``cope_positions``, and
+    ``position_embeddings`` ``(P, d)`` one learned vector per integer position
+    ``0 .. P - 1``. A position ``p`` between ``floor p`` and ``ceil p`` takes
+    ``(p - floor p) q.e[ceil p] + (1 - p + floor p) q.e[floor p]``; positions above ``P - 1``
+    are clamped to ``P - 1``, as the reference code does.
+
+    >>> cope_logits([[1.0]], [[0.25]], [[0.0], [4.0]]).tolist()
+    [[1.0]]
+    """
+    q = _rows("queries", queries)
+    p = _checks.real_array("positions", positions, ndim=2, what="(n, n)")
+    table = _rows("position_embeddings", position_embeddings)
+    if p.shape != (q.shape[0], q.shape[0]) or table.shape[1] != q.shape[1]:
+        raise ValueError(
+            f"positions must have shape ({q.shape[0]}, {q.shape[0]}) and position_embeddings width {q.shape[1]}, "
+            f"got {p.shape} and {table.shape[1]}"
+        )
+    if np.any(p < 0):
+        raise ValueError("positions must be >= 0 (sums of gates)")
+    p = np.minimum(p, table.shape[0] - 1)
+    per_position = q @ table.T  # (n, P): q_i . e[k] for every integer k
+    floor, ceil = np.floor(p).astype(np.int64), np.ceil(p).astype(np.int64)
+    weight = p - floor
+    return weight * np.take_along_axis(per_position, ceil, 1) + (1 - weight) * np.take_along_axis(per_position, floor, 1)

@@ -1296,3 +1296,278 @@ def check_rope_ntk_base(rng: np.random.Generator) -> None:
     expected = scale ** (-2.0 * np.arange(width // 2) / (width - 2))
     assert_close(ratio, expected, "frequency ratio under the NTK base", atol=1e-12)
     assert_close([ratio[0], ratio[-1] * scale], [1.0, 1.0], "first pair kept, last divided by s", atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------
+# Relative position in attention, and none at all (posenc.relative)
+
+
+def transformer_xl_parts() -> tuple[sp.MatrixSymbol, ...]:
+    """E_i, E_j, R (the sinusoid of i - j), W_q, W_{k,E}, W_{k,R}, u, v with symbolic sizes d and d_k."""
+    width, head = sp.symbols("d d_k", positive=True, integer=True)
+    e_i, e_j, rel = (sp.MatrixSymbol(name, width, 1) for name in ("E_i", "E_j", "R_{i-j}"))
+    w_q, w_ke, w_kr = (sp.MatrixSymbol(name, width, head) for name in ("W_q", "W_{k,E}", "W_{k,R}"))
+    u, v = sp.MatrixSymbol("u", head, 1), sp.MatrixSymbol("v", head, 1)
+    return e_i, e_j, rel, w_q, w_ke, w_kr, u, v
+
+
+@derivation(
+    "transformer-xl-terms",
+    title="Transformer-XL's score is four terms with two global biases",
+    statement=(
+        r"\begin{aligned} A^{\mathrm{rel}}_{ij} &= \underbrace{q_i^\top k_j}_{(a)} + \underbrace{q_i^\top r_{i-j}}_{(b)}"
+        r" + \underbrace{u^\top k_j}_{(c)} + \underbrace{v^\top r_{i-j}}_{(d)} = (q_i + u)^\top k_j + (q_i + v)^\top r_{i-j}, \\"
+        r" q_i &= W_q^\top E_i, \quad k_j = W_{k,E}^\top E_j, \quad r_{i-j} = W_{k,R}^\top R_{i-j} \end{aligned}"
+    ),
+    summary="Transformer-XL scores content against content (a), content against the relative position (b), a learned global content bias u against the key (c) and a learned global position bias v against the relative position (d); grouped, the query is shifted by u for the content key and by v for the position key.",
+    assumptions=(r"$E_i, E_j, R_{i-j} \in \mathbb{R}^d$ column vectors, $R_{i-j}$ the sinusoid of the distance $i - j$", r"$W_q, W_{k,E}, W_{k,R} \in \mathbb{R}^{d \times d_k}$", r"$u, v \in \mathbb{R}^{d_k}$ shared by every query", "scale and mask left out"),
+    steps=(
+        r"Write each term with the projections: (a) $= E_i^\top W_q W_{k,E}^\top E_j$, (b) $= E_i^\top W_q W_{k,R}^\top R_{i-j}$, (c) $= u^\top W_{k,E}^\top E_j$, (d) $= v^\top W_{k,R}^\top R_{i-j}$.",
+        r"Terms (a) and (c) share the key $k_j$, so they sum to $(q_i + u)^\top k_j$; terms (b) and (d) share $r_{i-j}$ and sum to $(q_i + v)^\top r_{i-j}$.",
+        r"Positions enter only through $R_{i-j}$, a function of $i - j$; no term holds an absolute position.",
+    ),
+    scope=GENERAL,
+)
+def prove_transformer_xl_terms() -> None:
+    e_i, e_j, rel, w_q, w_ke, w_kr, u, v = transformer_xl_parts()
+    q, k, r_ij = w_q.T * e_i, w_ke.T * e_j, w_kr.T * rel
+    terms = q.T * k + q.T * r_ij + u.T * k + v.T * r_ij
+    grouped = (q + u).T * k + (q + v).T * r_ij
+    if sp.expand(grouped - terms) != sp.ZeroMatrix(1, 1):
+        raise ProofFailure("(q + u)^T k + (q + v)^T r is not the sum of the four terms")
+    written = e_i.T * w_q * w_ke.T * e_j + e_i.T * w_q * w_kr.T * rel + u.T * w_ke.T * e_j + v.T * w_kr.T * rel
+    if sp.expand(terms - written) != sp.ZeroMatrix(1, 1):
+        raise ProofFailure("the four terms are not the projected products (a)-(d)")
+
+
+@numeric_check("transformer-xl-terms")
+def check_transformer_xl_terms(rng: np.random.Generator) -> None:
+    width, head = random_width(rng), int(rng.integers(1, 9))
+    start = int(rng.integers(0, 10**4))
+    ids = start + np.arange(int(rng.integers(1, 9)))
+    q, k = rng.standard_normal((ids.size, head)), rng.standard_normal((ids.size, head))
+    w_kr, u, v = rng.standard_normal((width, head)), rng.standard_normal(head), rng.standard_normal(head)
+    terms = posenc.transformer_xl_terms(q, k, w_kr, u, v, query_ids=ids, key_ids=ids)
+    omega = posenc.frequencies(width)
+    distance = (ids[:, None] - ids[None, :])[..., None] * omega
+    r = np.concatenate([np.sin(distance), np.cos(distance)], axis=-1) @ w_kr
+    expected = np.einsum("id,ijd->ij", q + u[None], np.broadcast_to(k[None], r.shape)) + np.einsum("id,ijd->ij", q + v[None], r)
+    assert_close(terms.total, expected, "(q + u).k + (q + v).r", atol=1e-9)
+
+
+@derivation(
+    "transformer-xl-from-expansion",
+    title="Transformer-XL's terms are the four-term expansion with relative keys and global query biases",
+    statement=(
+        r"\begin{aligned} &E_i^\top A E_j + E_i^\top A P_j + P_i^\top A E_j + P_i^\top A P_j \\"
+        r" &\xrightarrow{\;A P_j \,\to\, W_q W_{k,R}^\top R_{i-j},\ \ W_q^\top P_i \,\to\, u \text{ (content key)},\ v \text{ (position key)}\;}"
+        r" q_i^\top k_j + q_i^\top r_{i-j} + u^\top k_j + v^\top r_{i-j} \end{aligned}"
+    ),
+    summary="Starting from the sinusoidal expansion of attention-expansion, giving the key's position its own projection of the relative sinusoid and replacing the query's position by two learned vectors turns each of the four terms into one of Transformer-XL's.",
+    assumptions=(r"$A = W_q W_{k,E}^\top$ as in `attention-expansion` (with $W_K = W_{k,E}$)", r"notation of `transformer-xl-terms`", r"$P_i, P_j$ the absolute sinusoids of the inputs"),
+    steps=(
+        r"In `attention-expansion` the key of position $j$ is $W_{k,E}^\top (E_j + P_j)$; Transformer-XL keeps $W_{k,E}^\top E_j = k_j$ and replaces $W_{k,E}^\top P_j$ by $r_{i-j} = W_{k,R}^\top R_{i-j}$, so terms 2 and 4 use a relative position with its own projection.",
+        r"The query's position part $W_q^\top P_i$ appears in terms 3 and 4; Transformer-XL replaces it by $u$ in term 3 and by $v$ in term 4, vectors that do not depend on $i$.",
+        r"Term by term: $E_i^\top A E_j = q_i^\top k_j$ (a), $E_i^\top A P_j \to q_i^\top r_{i-j}$ (b), $P_i^\top A E_j \to u^\top k_j$ (c), $P_i^\top A P_j \to v^\top r_{i-j}$ (d).",
+    ),
+    scope=GENERAL,
+)
+def prove_transformer_xl_from_expansion() -> None:
+    e_i, e_j, rel, w_q, w_ke, w_kr, u, v = transformer_xl_parts()
+    p_i, p_j = (sp.MatrixSymbol(name, e_i.shape[0], 1) for name in ("P_i", "P_j"))
+    # attention-expansion's terms, each as (query part)^T (key part)
+    query_parts = {"content": w_q.T * e_i, "position": w_q.T * p_i}
+    key_parts = {"content": w_ke.T * e_j, "position": w_ke.T * p_j}
+    a = w_q * w_ke.T
+    expansion = e_i.T * a * e_j + e_i.T * a * p_j + p_i.T * a * e_j + p_i.T * a * p_j
+    split = sum((query_parts[x].T * key_parts[y] for x in query_parts for y in key_parts), sp.ZeroMatrix(1, 1))
+    if sp.expand(expansion - split) != sp.ZeroMatrix(1, 1):
+        raise ProofFailure("the expansion is not the sum of query part times key part")
+    # Transformer-XL's replacements: the position key becomes relative; the position query a global bias
+    relative_key = {"content": w_ke.T * e_j, "position": w_kr.T * rel}
+
+    def query_for(x: str, y: str) -> sp.MatrixExpr:
+        return query_parts["content"] if x == "content" else (u if y == "content" else v)
+
+    replaced = sum((query_for(x, y).T * relative_key[y] for x in query_parts for y in key_parts), sp.ZeroMatrix(1, 1))
+    q, k, r_ij = w_q.T * e_i, w_ke.T * e_j, w_kr.T * rel
+    if sp.expand(replaced - (q.T * k + q.T * r_ij + u.T * k + v.T * r_ij)) != sp.ZeroMatrix(1, 1):
+        raise ProofFailure("the replaced expansion is not Transformer-XL's four terms")
+
+
+@numeric_check("transformer-xl-from-expansion")
+def check_transformer_xl_from_expansion(rng: np.random.Generator) -> None:
+    # With u = W_q^T P_i and v = W_q^T P_i for one fixed query, and W_{k,R} R_{i-j} set to the
+    # absolute key W_{k,E} P_j, Transformer-XL's total equals the expansion's score for that pair.
+    width, head = random_width(rng), int(rng.integers(1, 9))
+    i, j = (int(value) for value in rng.integers(0, 10**4, size=2))
+    e_i, e_j = random_vectors(rng, 2, width)
+    p_i, p_j = posenc.sinusoidal([i, j], width)
+    w_q, w_ke = rng.standard_normal((width, head)), rng.standard_normal((width, head))
+    score = (w_q.T @ (e_i + p_i)) @ (w_ke.T @ (e_j + p_j))
+    q, k, pos_query, r = w_q.T @ e_i, w_ke.T @ e_j, w_q.T @ p_i, w_ke.T @ p_j
+    assert_close(q @ k + q @ r + pos_query @ k + pos_query @ r, score, "the four terms with u = v = W_q^T P_i", atol=1e-8)
+
+
+def t5_distance_bucket(n: sp.Expr, exact: sp.Expr, span: sp.Expr, buckets: sp.Expr) -> sp.Expr:
+    """T5's bucket of a distance n >= exact before the floor and the cap: exact + log(n/exact)/log(span) (B - exact)."""
+    return exact + sp.log(n / exact) / sp.log(span) * (buckets - exact)
+
+
+@derivation(
+    "t5-bucket-monotone",
+    title="T5's bucket never decreases with distance and saturates at max_distance",
+    statement=(
+        r"f(n) = \begin{cases} n & n < m \\ \min\!\Big(B - 1,\ m + \Big\lfloor \dfrac{\log(n/m)}{\log(D/m)}\,(B - m) \Big\rfloor\Big) & n \ge m \end{cases}"
+        r"\quad\Longrightarrow\quad f(n + 1) \ge f(n), \qquad f(n) = B - 1 \text{ for } n \ge D"
+    ),
+    summary="With B buckets for one direction, m = B/2 exact ones and max_distance D > m, the bucket of a distance is non-decreasing in the distance, and every distance from D on falls in the last bucket.",
+    assumptions=(r"$n \ge 0$ an integer distance (for bidirectional T5, $n = |j - i|$ within each half)", r"$B \ge 2$ buckets, $m = \lfloor B/2 \rfloor \ge 1$, $D > m$", "exact arithmetic; posenc evaluates T5's float32 steps, checked numerically"),
+    steps=(
+        r"Below $m$, $f(n) = n$ increases by one per step.",
+        r"From $m$ on, $g(n) = m + \log(n/m)/\log(D/m)\,(B - m)$ has derivative $(B - m)/(n \log(D/m)) > 0$, so $g$ increases; the floor and the minimum with $B - 1$ keep it non-decreasing.",
+        r"At the seam, $g(m) = m$, so $f(m) = m \ge f(m - 1) = m - 1$.",
+        r"At $n = D$, $g(D) = m + (B - m) = B$, so for $n \ge D$ the minimum gives $B - 1$: the last bucket.",
+    ),
+    scope=GENERAL,
+)
+def prove_t5_bucket_monotone() -> None:
+    n, exact, buckets = sp.symbols("n m B", positive=True)
+    excess = sp.Symbol("epsilon", positive=True)  # D = m (1 + epsilon) > m
+    span = 1 + excess
+    g = t5_distance_bucket(n, exact, span, buckets)
+    slope = sp.simplify(sp.diff(g, n))
+    assert_equal(slope, (buckets - exact) / (n * sp.log(span)), "g'(n) = (B - m)/(n log(D/m))")
+    if not (sp.log(span).is_positive and (slope * n * sp.log(span)).equals(buckets - exact)):
+        raise ProofFailure("log(D/m) is not positive")
+    assert_equal(g.subs(n, exact), exact, "g(m) = m")
+    assert_equal(sp.expand_log(g.subs(n, exact * span), force=True), buckets, "g(D) = B")
+
+
+@numeric_check("t5-bucket-monotone")
+def check_t5_bucket_monotone(rng: np.random.Generator) -> None:
+    buckets = int(rng.integers(2, 65))
+    max_distance = int(rng.integers(buckets // 2 + 1, 1000))
+    distance = np.arange(0, 3 * max_distance)
+    f = posenc.t5_relative_position_bucket(-distance, bidirectional=False, num_buckets=buckets, max_distance=max_distance)
+    if np.any(np.diff(f) < 0):
+        raise ProofFailure("posenc's T5 bucket decreases somewhere")
+    assert_close(f[max_distance:], np.full(f.size - max_distance, buckets - 1), "last bucket from D on")
+    assert_close(f[: buckets // 2], np.arange(buckets // 2), "exact below m")
+
+
+@derivation(
+    "deberta-bucket-symmetry",
+    title="DeBERTa's log buckets are odd in the relative position",
+    statement=(
+        r"\beta(r) = \begin{cases} r & |r| \le m \\ \operatorname{sign}(r)\Big(m + \Big\lceil \dfrac{\log(|r|/m)}{\log((P - 1)/m)}\,(m - 1)\Big\rceil\Big) & |r| > m \end{cases}"
+        r"\quad\Longrightarrow\quad \beta(-r) = -\beta(r)"
+    ),
+    summary="A key r positions before the query gets the negative of the bucket of a key r positions after it, because the bucket depends on r only through |r| and its sign.",
+    assumptions=(r"$r$ an integer relative position (query minus key)", r"$m = \lfloor \text{bucket\_size}/2 \rfloor$, $P$ = max_position", r"the logarithmic part written as any function $h(|r|)$"),
+    steps=(
+        r"Write $\beta(r) = r$ for $|r| \le m$ and $\operatorname{sign}(r)\,h(|r|)$ otherwise.",
+        r"Replacing $r$ by $-r$ leaves $|r|$, hence the case and $h(|r|)$, unchanged, and flips $r$ and $\operatorname{sign}(r)$.",
+        r"So each case gives $\beta(-r) = -\beta(r)$, and $\beta(0) = 0$.",
+    ),
+    scope=GENERAL,
+)
+def prove_deberta_bucket_symmetry() -> None:
+    position = sp.Symbol("r", integer=True)
+    mid = sp.Symbol("m", positive=True, integer=True)
+    log_part = sp.Function("h")
+
+    def bucket(value: sp.Expr) -> sp.Expr:
+        return sp.Piecewise((value, sp.Abs(value) <= mid), (sp.sign(value) * log_part(sp.Abs(value)), True))
+
+    assert_equal(sp.piecewise_fold(bucket(-position) + bucket(position)), 0, "beta(-r) + beta(r) = 0")
+
+
+@numeric_check("deberta-bucket-symmetry")
+def check_deberta_bucket_symmetry(rng: np.random.Generator) -> None:
+    size = int(rng.integers(2, 513))
+    max_position = int(rng.integers(size // 2 + 2, 4096))
+    relative = np.arange(-4 * max_position, 4 * max_position + 1)
+    buckets = posenc.deberta_log_bucket(relative, size, max_position)
+    assert_close(buckets, -buckets[::-1], "beta(-r) = -beta(r)")
+
+
+@derivation(
+    "nope-causal-signal",
+    title="Causal attention with no position encoding can still output its position",
+    statement=(
+        r"a_{ts} = c \ (s \le t), \quad v_0 = \mu, \ v_s = 0 \ (s \ge 1)"
+        r" \quad\Longrightarrow\quad o_t = \sum_{s=0}^{t} \operatorname{softmax}_{s \le t}(a_{ts})\, v_s = \frac{\mu}{t + 1}"
+    ),
+    summary="If a causal head gives every visible key the same score and only the first token (a marker such as a beginning-of-sequence token) has a non-zero value, the output at position t is the marker's value divided by t + 1, which differs at every position.",
+    assumptions=(r"$t \ge 0$ the query position, keys $s = 0, \ldots, t$ visible (causal mask)", r"any equal score $c$ for the visible keys, as with zero queries", r"$v_s$ the values; the marker at $s = 0$ has value $\mu \ne 0$"),
+    steps=(
+        r"Equal scores give equal weights: $e^c / \sum_{s=0}^{t} e^c = 1/(t + 1)$ for each of the $t + 1$ visible keys.",
+        r"Only $v_0$ is non-zero, so $o_t = \mu/(t + 1)$.",
+        r"$1/(t + 1) - 1/(t + 2) = 1/((t + 1)(t + 2)) > 0$: the output is strictly monotone in $t$, so later layers can read the position from it (Haviv et al., 2022; Kazemnejad et al., 2023).",
+    ),
+    scope=GENERAL,
+)
+def prove_nope_causal_signal() -> None:
+    query = sp.Symbol("t", integer=True, nonnegative=True)
+    key = sp.Symbol("s", integer=True, nonnegative=True)
+    score, marker = sp.Symbol("c", real=True), sp.Symbol("mu", real=True)
+    weight = sp.exp(score) / sp.Sum(sp.exp(score), (key, 0, query)).doit()
+    assert_equal(weight, 1 / (query + 1), "each visible key gets 1/(t + 1)")
+    output = sp.Sum(weight * marker * sp.KroneckerDelta(key, 0), (key, 0, query)).doit()
+    assert_equal(output, marker / (query + 1), "o_t = mu/(t + 1)")
+    gap = sp.factor(1 / (query + 1) - 1 / (query + 2))
+    assert_equal(gap, 1 / ((query + 1) * (query + 2)), "1/(t+1) - 1/(t+2)")
+    if not gap.is_positive:
+        raise ProofFailure("1/(t + 1) is not strictly decreasing")
+
+
+@numeric_check("nope-causal-signal")
+def check_nope_causal_signal(rng: np.random.Generator) -> None:
+    length, width = int(rng.integers(1, 200)), int(rng.integers(1, 9))
+    marker = rng.standard_normal(width)
+    values = np.zeros((length, width))
+    values[0] = marker
+    scores = np.full((length, length), float(rng.standard_normal()))
+    scores[np.triu_indices(length, 1)] = -np.inf  # causal mask
+    outputs = softmax(scores) @ values
+    assert_close(outputs, marker[None] / (np.arange(length)[:, None] + 1), "o_t = mu/(t + 1)", atol=1e-12)
+
+
+@derivation(
+    "alibi-symmetric",
+    title="Symmetric ALiBi depends on |i - j| alone",
+    statement=r"b_h(i, j) = -m_h\,|i - j| \quad\Longrightarrow\quad b_h(j, i) = b_h(i, j) = b_h(i + c, j + c)",
+    summary="The bidirectional form of ALiBi penalises a key by the slope times its distance from the query, whichever side it is on, so swapping query and key or shifting both by the same amount leaves the bias unchanged.",
+    assumptions=(r"$i, j$ position ids, $c$ any shift", r"$m_h$ head $h$'s slope (any maximum bias)"),
+    steps=(
+        r"$|j - i| = |-(i - j)| = |i - j|$, so swapping the two ids keeps the bias.",
+        r"$|(i + c) - (j + c)| = |i - j|$, so shifting both keeps it: the bias is a function of $|i - j|$ alone.",
+        r"On keys $j \le i$, $|i - j| = i - j$ and the bias is causal ALiBi's $-m_h (i - j)$.",
+    ),
+    scope=GENERAL,
+)
+def prove_alibi_symmetric() -> None:
+    query, key, shift = sp.symbols("i j c", integer=True)
+    slope = sp.Symbol("m", positive=True)
+
+    def bias(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+        return -slope * sp.Abs(a - b)
+
+    assert_equal(bias(key, query), bias(query, key), "b(j, i) = b(i, j)")
+    assert_equal(bias(query + shift, key + shift), bias(query, key), "b(i + c, j + c) = b(i, j)")
+    below = sp.Symbol("g", nonnegative=True)  # i - j >= 0
+    assert_equal(bias(key + below, key), -slope * below, "b = -m (i - j) for j <= i")
+
+
+@numeric_check("alibi-symmetric")
+def check_alibi_symmetric(rng: np.random.Generator) -> None:
+    heads, length = int(rng.integers(1, 17)), int(rng.integers(1, 33))
+    max_bias = float(rng.uniform(1, 16))
+    ids = np.arange(length)
+    start = int(rng.integers(0, 10**6))
+    bias = posenc.alibi_symmetric_bias(heads, ids, ids, max_bias=max_bias)
+    assert_close(bias, np.swapaxes(bias, 1, 2), "b(j, i) = b(i, j)")
+    assert_close(posenc.alibi_symmetric_bias(heads, ids + start, ids + start, max_bias=max_bias), bias, "shifted ids")
+    below = ids[:, None] >= ids[None, :]
+    assert_close(bias[:, below], posenc.alibi_bias(heads, length, max_bias=max_bias)[:, below], "causal ALiBi below the diagonal")

@@ -307,3 +307,36 @@ def test_every_public_function_is_exported():
         if callable(getattr(relative, name)):
             assert getattr(posenc, name) is getattr(relative, name)
             assert name in posenc.__all__
+
+
+# ---------------------------------------------------------------------------------------
+# The derivations behind the relative schemes
+
+RELATIVE_DERIVATIONS = [
+    "transformer-xl-terms",
+    "transformer-xl-from-expansion",
+    "t5-bucket-monotone",
+    "deberta-bucket-symmetry",
+    "nope-causal-signal",
+    "alibi-symmetric",
+]
+
+
+@pytest.mark.parametrize("derivation_id", RELATIVE_DERIVATIONS)
+def test_relative_derivation_is_registered_general_and_proved(derivation_id):
+    from posenc import verify
+    from posenc.registry import GENERAL, REGISTRY
+
+    entry = REGISTRY[derivation_id]
+    assert entry.scope == GENERAL and entry.check is not None
+    assert verify.run(entry) is None
+
+
+def test_nope_check_rejects_a_signal_that_ignores_the_first_key(monkeypatch):
+    from posenc import derivations
+    from posenc.registry import REGISTRY, ProofFailure
+
+    # A head that skips the marker (weights only on keys 1..t) outputs zero, not mu/(t + 1).
+    monkeypatch.setattr(derivations, "softmax", lambda scores: np.tril(np.ones_like(scores), -1) / np.maximum(np.arange(scores.shape[0])[:, None], 1))
+    with pytest.raises(ProofFailure):
+        REGISTRY["nope-causal-signal"].check(np.random.default_rng(3))

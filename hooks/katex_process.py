@@ -62,6 +62,9 @@ class KaTeX:
 
 
 KATEX = KaTeX()
+# How KaTeX (as locked in package-lock.json) opens each part of an inline formula; lines may
+# break only between parts.
+KATEX_PART = '<span class="katex-base">'
 
 
 def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
@@ -69,10 +72,16 @@ def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
 
     A display equation sits in a ``posenc-math`` box that scrolls sideways, with a cue, when the
     column is narrower than the equation. Inline math is followed by ``tail``, the text glued
-    to it in the source (a comma, a full stop, a closing parenthesis); browsers may break a line between a
-    formula and the character after it, so both go into a ``posenc-nowrap`` span.
+    to it in the source (a comma, a full stop, a closing parenthesis). Browsers may break a line
+    between a formula and the character after it, so a formula that KaTeX draws as one
+    unbreakable part (one ``katex-base`` span) goes into a ``posenc-nowrap`` span with its tail. A formula
+    of several parts keeps its own break points (after relations and operators) instead:
+    Chromium ignores the span's nowrap after a part that may break, and a nowrap formula
+    longer than a phone's line would widen the page.
     """
     rendered = KATEX.render(tex, display, where)
     if display:
         return f'<div class="posenc-math">{rendered}</div>'
-    return f'<span class="posenc-nowrap">{rendered}{tail}</span>' if tail else rendered
+    if tail and rendered.count(KATEX_PART) == 1:
+        return f'<span class="posenc-nowrap">{rendered}{tail}</span>'
+    return rendered + tail

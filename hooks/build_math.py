@@ -13,10 +13,13 @@ import pathlib
 import re
 import shutil
 
-from katex_process import KATEX, KATEX_DIST, require_node_and_katex
+from katex_process import KATEX, KATEX_DIST, math_html, require_node_and_katex
 
+# An arithmatex element, and after inline math the text glued to it (up to a space or a tag).
 ARITHMATEX = re.compile(
-    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])\s*</(?P=tag)>', re.S
+    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])\s*</(?P=tag)>'
+    r"(?(inline)(?P<tail>[^\s<]*))",
+    re.S,
 )
 
 
@@ -31,8 +34,7 @@ def on_post_page(output, page, config):
     def arithmatex(match: re.Match) -> str:
         display = match["display"] is not None
         tex = html.unescape(match["display"] if display else match["inline"])
-        rendered = KATEX.render(tex, display, where)
-        return f'<div class="posenc-math">{rendered}</div>' if display else rendered
+        return math_html(tex, display, where, match["tail"] or "")
 
     return ARITHMATEX.sub(arithmatex, output)
 

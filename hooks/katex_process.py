@@ -1,8 +1,9 @@
 """One Node process running KaTeX for the whole build, shared by the hooks that render math.
 
 Not a hook itself: ``build_math`` (arithmatex output on every page) and ``notebook_pages``
-(math in notebook Markdown cells) import it, so both use the same process and cache. MkDocs
-puts a hook's folder on ``sys.path`` while loading the hook, which is how they find it.
+(math in notebook Markdown cells) import it, so both use the same process and cache, and
+:func:`math_html` wraps their math the same way. MkDocs puts a hook's folder on ``sys.path``
+while loading the hook, which is how they find it.
 """
 
 from __future__ import annotations
@@ -61,3 +62,26 @@ class KaTeX:
 
 
 KATEX = KaTeX()
+# How KaTeX (as locked in package-lock.json) opens each part of an inline formula; lines may
+# break only between parts.
+KATEX_PART = '<span class="katex-base">'
+
+
+def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
+    """``tex`` rendered by KaTeX and wrapped as every page shows math (posenc.css styles both wrappers).
+
+    A display equation sits in a ``posenc-math`` box that scrolls sideways, with a cue, when the
+    column is narrower than the equation. Inline math is followed by ``tail``, the text glued
+    to it in the source (a comma, a full stop, a closing parenthesis). Browsers may break a line
+    between a formula and the character after it, so a formula that KaTeX draws as one
+    unbreakable part (one ``katex-base`` span) goes into a ``posenc-nowrap`` span with its tail. A formula
+    of several parts keeps its own break points (after relations and operators) instead:
+    Chromium ignores the span's nowrap after a part that may break, and a nowrap formula
+    longer than a phone's line would widen the page.
+    """
+    rendered = KATEX.render(tex, display, where)
+    if display:
+        return f'<div class="posenc-math">{rendered}</div>'
+    if tail and rendered.count(KATEX_PART) == 1:
+        return f'<span class="posenc-nowrap">{rendered}{tail}</span>'
+    return rendered + tail

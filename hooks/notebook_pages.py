@@ -22,7 +22,7 @@ import posixpath
 import re
 
 import tinycss2
-from katex_process import KATEX
+from katex_process import math_html
 
 STYLE = re.compile(r"<style[^>]*>(?P<css>.*?)</style>", re.S)
 CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
@@ -37,7 +37,8 @@ UNWANTED_SCRIPTS = (
 # Only stylesheets this large are nbconvert's bundle; the small ones (Pygments) stay as they are.
 BUNDLE_MIN_CHARS = 100_000
 MARKDOWN_CELL = re.compile(r'(<div class="[^"]*jp-RenderedMarkdown[^"]*"[^>]*>)(.*?)(</div>)', re.S)
-CELL_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$", re.S)
+# Display or inline math, and after inline math the text glued to it (up to a space, a tag or a $).
+CELL_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$(?P<tail>[^\s<$]*)", re.S)
 CODE = re.compile(r"(<(pre|code)\b.*?</\2>)", re.S)
 
 
@@ -55,10 +56,11 @@ def _render_cell_math(cell_html: str, where: str) -> str:
         elif index % 3 == 0:
             out.append(
                 CELL_MATH.sub(
-                    lambda m: KATEX.render(
+                    lambda m: math_html(
                         html.unescape(m["display"] if m["display"] is not None else m["inline"]),
                         m["display"] is not None,
                         where,
+                        m["tail"] or "",
                     ),
                     piece,
                 )

@@ -346,7 +346,8 @@ def _derivations_page(page_src: str, site_url: str) -> str:
 def _derivation_sources() -> str:
     parts = [
         "---\ntitle: SymPy sources of the derivations\n"
-        "description: The SymPy proof and the NumPy cross-check behind every derivation ID of posenc.\n---\n\n"
+        "description: The SymPy proof and the NumPy cross-check behind every derivation ID of posenc.\n"
+        "search:\n  exclude: true\n---\n\n"
         "# SymPy sources of the derivations\n\n"
         "Each section holds the proof that `python -m posenc.verify` runs for one ID, then the numeric "
         "cross-check against the posenc NumPy functions. The code lives in `posenc/derivations.py`.\n"
@@ -369,7 +370,8 @@ def _figure_page(name: str) -> str:
     first = meta.alt.split(". ")[0].rstrip(".")
     title = meta.title.rstrip(".")
     return (
-        f"---\ntitle: {json.dumps('Figure: ' + title)}\ndescription: {json.dumps(first + '.')}\n---\n\n"
+        f"---\ntitle: {json.dumps('Figure: ' + title)}\ndescription: {json.dumps(first + '.')}\n"
+        "search:\n  exclude: true\n---\n\n"
         f"# {title}\n\n{{{{ figure: {name} }}}}\n\n"
         f"## Script {{ #script }}\n\n`{meta.script}` draws this figure; `make` runs it again whenever it "
         "or the posenc helper changes.\n\n"

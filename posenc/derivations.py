@@ -220,7 +220,7 @@ def kernel_sum(offset: sp.Expr) -> sp.Sum:
     "pair-norm",
     title="Every pair has unit norm, so every position vector has the same length",
     statement=r"\sin^2(t\,\omega_r) + \cos^2(t\,\omega_r) = 1 \quad\Longrightarrow\quad \lVert P(t) \rVert^2 = \frac{d}{2}",
-    summary="Each sine/cosine pair lies on the unit circle, so |P(t)|^2 = d/2 for every position t.",
+    summary=r"Each sine/cosine pair lies on the unit circle, so $\lVert P(t) \rVert^2 = d/2$ for every position $t$.",
     assumptions=("$t$ real", "$d$ a positive even integer", r"$\omega_r > 0$"),
     steps=(
         r"Pair $r$ contributes $\sin^2(t\omega_r) + \cos^2(t\omega_r)$ to $\lVert P(t)\rVert^2$.",
@@ -251,7 +251,7 @@ def check_pair_norm(rng: np.random.Generator) -> None:
         r"\lambda_r = \frac{2\pi}{\omega_r} = 2\pi\, b^{2r/d}, \qquad \frac{\lambda_{r+1}}{\lambda_r} = b^{2/d} > 1,"
         r" \qquad \lambda_0 = 2\pi, \quad \lambda_{d/2-1} = 2\pi\, b^{(d-2)/d}"
     ),
-    summary="Pair r repeats every 2π b^(2r/d) positions, each pair's wavelength is b^(2/d) times the previous one, and the range spans 2π to 2π b^((d-2)/d).",
+    summary=r"Pair $r$ repeats every $2\pi\, b^{2r/d}$ positions, each pair's wavelength is $b^{2/d}$ times the previous one, and the range spans $2\pi$ to $2\pi\, b^{(d-2)/d}$.",
     assumptions=(r"$\omega_r = b^{-2r/d}$", r"base $b > 1$ (10000 by default)", "d a positive even integer", r"$r = 0, \ldots, d/2 - 1$"),
     steps=(
         r"The pair $(\sin t\omega_r, \cos t\omega_r)$ repeats when $t\omega_r$ grows by $2\pi$, so its wavelength is $2\pi/\omega_r = 2\pi b^{2r/d}$.",
@@ -295,7 +295,7 @@ def check_wavelength(rng: np.random.Generator) -> None:
         r"\cos\theta = \sin\Big(\theta + \frac{\pi}{2}\Big), \qquad \sin(\pi - \theta) = \sin\theta"
         r" \quad\text{while}\quad \cos(\pi - \theta) = -\cos\theta"
     ),
-    summary="The cosine channel equals a sine shifted by π/2, and unlike a duplicated sine it distinguishes the phases θ and π − θ.",
+    summary=r"The cosine channel equals a sine shifted by $\pi/2$, and unlike a duplicated sine it distinguishes the phases $\theta$ and $\pi - \theta$.",
     assumptions=(r"$\theta$ real",),
     steps=(
         r"The addition formula gives $\sin(\theta + \pi/2) = \sin\theta\cos\frac{\pi}{2} + \cos\theta\sin\frac{\pi}{2} = \cos\theta$, so a sine/cosine pair is two sines a quarter cycle apart.",
@@ -330,7 +330,7 @@ def check_sine_cosine_phase(rng: np.random.Generator) -> None:
         r" \text{ at } \theta = 0 \text{ and } \theta = \tfrac{\pi}{2} \quad\Longleftrightarrow\quad"
         r" M = \begin{pmatrix}\cos\delta & \sin\delta\\ -\sin\delta & \cos\delta\end{pmatrix}"
     ),
-    summary="Requiring a 2×2 matrix to advance the pair by δ at the phases 0 and π/2 gives four linear equations whose only solution is the shift matrix displayed.",
+    summary=r"Requiring a $2 \times 2$ matrix to advance the pair by $\delta$ at the phases $0$ and $\pi/2$ gives four linear equations whose only solution is the shift matrix displayed.",
     assumptions=(r"$\delta$ real", r"$M$ an unknown real $2\times 2$ matrix"),
     steps=(
         r"At $\theta = 0$ the pair is $(0, 1)^\top$, so $M(0, 1)^\top$, which is the second column of $M$, must equal $(\sin\delta, \cos\delta)^\top$.",
@@ -372,7 +372,7 @@ def check_shift_matrix_from_probes(rng: np.random.Generator) -> None:
         r" \qquad S_\omega(k) \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix}"
         r" = \begin{pmatrix}\sin(\theta + k\omega)\\ \cos(\theta + k\omega)\end{pmatrix} \quad\text{for every } \theta"
     ),
-    summary="The matrix found from two probes shifts the (sin, cos) pair by kω whatever phase it starts at.",
+    summary=r"The matrix found from two probes shifts the $(\sin, \cos)$ pair by $k\omega$ whatever phase it starts at.",
     assumptions=(r"$\theta, k$ real", r"$\omega > 0$"),
     steps=(
         r"The first row gives $\cos k\omega \sin\theta + \sin k\omega \cos\theta$, which is $\sin(\theta + k\omega)$ by the sine addition formula.",
@@ -402,10 +402,10 @@ def check_shift_matrix_all_phases(rng: np.random.Generator) -> None:
     "shift-composition",
     title="Shift matrices compose, invert and preserve orientation like rotations",
     statement=(
-        r"S_\omega(a)\,S_\omega(b) = S_\omega(a + b), \qquad S_\omega(0) = I, \qquad"
-        r" S_\omega(-k) = S_\omega(k)^{-1} = S_\omega(k)^\top, \qquad \det S_\omega(k) = 1"
+        r"\begin{gathered} S_\omega(a)\,S_\omega(b) = S_\omega(a + b), \qquad S_\omega(0) = I, \\"
+        r" S_\omega(-k) = S_\omega(k)^{-1} = S_\omega(k)^\top, \qquad \det S_\omega(k) = 1 \end{gathered}"
     ),
-    summary="Shifting by a then by b is shifting by a + b, shifting by 0 does nothing, shifting back undoes a shift and equals the transpose, and the determinant is 1.",
+    summary=r"Shifting by $a$ then by $b$ is shifting by $a + b$, shifting by $0$ does nothing, shifting back undoes a shift and equals the transpose, and the determinant is $1$.",
     assumptions=(r"$a, b, k$ real", r"$\omega > 0$"),
     steps=(
         r"Multiply out $S_\omega(a)S_\omega(b)$: each entry is a sum of two products of sines and cosines that the addition formulas collapse to $\cos((a+b)\omega)$ or $\pm\sin((a+b)\omega)$.",
@@ -445,11 +445,11 @@ def check_shift_composition(rng: np.random.Generator) -> None:
     "shift-rotation-link",
     title="The sinusoidal shift matrix is the RoPE rotation by the opposite angle",
     statement=(
-        r"S_\omega(k) = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
-        r" = R(-k\omega), \qquad R(\phi) = \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix},"
-        r" \qquad T_k = R_\Theta(-k) = R_\Theta(k)^\top \text{ when } \theta_r = \omega_r"
+        r"\begin{aligned} S_\omega(k) &= \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
+        r" = R(-k\omega), \\ R(\phi) &= \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix}, \\"
+        r" T_k &= R_\Theta(-k) = R_\Theta(k)^\top \text{ when } \theta_r = \omega_r \end{aligned}"
     ),
-    summary="The matrix that shifts a (sin, cos) pair by kω is RoPE's counter-clockwise rotation by -kω, so the whole shift operator T_k is RoPE's rotation at position -k.",
+    summary=r"The matrix that shifts a $(\sin, \cos)$ pair by $k\omega$ is RoPE's counter-clockwise rotation by $-k\omega$, so the whole shift operator $T_k$ is RoPE's rotation at position $-k$.",
     assumptions=(r"$k$ real", r"$\omega > 0$", r"pairs ordered (sin, cos) for the encoding and (channel $2r$, channel $2r + 1$) for RoPE"),
     steps=(
         r"Cosine is even and sine is odd, so $R(-k\omega)$ has $\cos k\omega$ on the diagonal, $+\sin k\omega$ above it and $-\sin k\omega$ below it: entry by entry, that is $S_\omega(k)$.",
@@ -490,7 +490,7 @@ def check_shift_rotation_link(rng: np.random.Generator) -> None:
         r"P(t + k) = T_k\,P(t), \qquad T_k = \operatorname{diag}\big(S_{\omega_0}(k), \ldots, S_{\omega_{d/2-1}}(k)\big)"
         r" \text{ does not depend on } t"
     ),
-    summary="Placing each pair's shift matrix on the diagonal gives a matrix T_k, built from k and the frequencies alone, that maps P(t) to P(t + k).",
+    summary=r"Placing each pair's shift matrix on the diagonal gives a matrix $T_k$, built from $k$ and the frequencies alone, that maps $P(t)$ to $P(t + k)$.",
     assumptions=("t, k real", "d a positive even integer", r"$\omega_r = b^{-2r/d}$ with base $b > 0$"),
     steps=(
         r"Block $r$ of $T_k$ touches only channels $2r$ and $2r + 1$, which hold $(\sin t\omega_r, \cos t\omega_r)$.",
@@ -522,7 +522,7 @@ def check_block_shift(rng: np.random.Generator) -> None:
     "kernel",
     title="The dot product of two position vectors depends only on their offset",
     statement=r"P(t)\cdot P(s) = \sum_{r=0}^{d/2-1} \cos\big(\omega_r (t - s)\big) =: K(t - s)",
-    summary="P(t).P(s) is a sum of cosines of the offset t - s, the same wherever the pair of positions starts.",
+    summary=r"$P(t) \cdot P(s)$ is a sum of cosines of the offset $t - s$, the same wherever the pair of positions starts.",
     assumptions=("t, s real", "d a positive even integer"),
     steps=(
         r"Pair $r$ contributes $\sin(t\omega_r)\sin(s\omega_r) + \cos(t\omega_r)\cos(s\omega_r)$ to the dot product.",
@@ -555,7 +555,7 @@ def check_kernel(rng: np.random.Generator) -> None:
         r"\lVert P(t) - P(s) \rVert^2 = d - 2K(t - s)"
         r" = 4 \sum_{r=0}^{d/2-1} \sin^2\Big(\frac{\omega_r (t - s)}{2}\Big)"
     ),
-    summary="Expanding the squared distance leaves the two constant norms d/2 and twice the kernel, which the half-angle formula rewrites as a sum of squared sines.",
+    summary=r"Expanding the squared distance leaves the two constant norms $d/2$ and twice the kernel, which the half-angle formula rewrites as a sum of squared sines.",
     assumptions=("t, s real", "d a positive even integer"),
     steps=(
         r"Expand $\lVert P(t) - P(s)\rVert^2 = \lVert P(t)\rVert^2 + \lVert P(s)\rVert^2 - 2P(t)\cdot P(s)$.",
@@ -596,7 +596,7 @@ def check_distance(rng: np.random.Generator) -> None:
     "kernel-symmetry-bound",
     title="The kernel is even, peaks at offset zero and stays within ±d/2",
     statement=r"K(-\Delta) = K(\Delta), \qquad K(0) = \frac{d}{2}, \qquad \lvert K(\Delta) \rvert \le \frac{d}{2}",
-    summary="Swapping the two positions leaves the kernel unchanged, equal positions give d/2, and no offset gives more than d/2 in absolute value.",
+    summary=r"Swapping the two positions leaves the kernel unchanged, equal positions give $d/2$, and no offset gives more than $d/2$ in absolute value.",
     assumptions=(r"$\Delta$ real", "d a positive even integer", r"$\omega_r = b^{-2r/d}$ with base $b > 0$"),
     steps=(
         r"Cosine is even, so every term $\cos(\omega_r\Delta)$ is unchanged when $\Delta$ becomes $-\Delta$.",
@@ -638,7 +638,7 @@ def check_kernel_symmetry_bound(rng: np.random.Generator) -> None:
         r"u_t = \frac{t}{L - 1} \;\Longrightarrow\; u_{t+1} - u_t = \frac{1}{L - 1},"
         r" \qquad \text{which is } \tfrac{1}{4} \text{ at } L = 5 \text{ and } \tfrac{1}{8} \text{ at } L = 9"
     ),
-    summary="Squeezing the ids of a length-L sequence into [0, 1] makes neighbouring tokens 1/(L - 1) apart, so one token step means different offsets in sequences of different lengths.",
+    summary=r"Squeezing the ids of a length-$L$ sequence into $[0, 1]$ makes neighbouring tokens $1/(L - 1)$ apart, so one token step means different offsets in sequences of different lengths.",
     assumptions=("t an integer position, 0 <= t < L - 1", "L an integer length, L > 1"),
     steps=(
         r"Subtract: $\frac{t + 1}{L - 1} - \frac{t}{L - 1} = \frac{1}{L - 1}$, the same for every $t$ but not for every $L$.",
@@ -674,7 +674,7 @@ def check_normalized_ids_step(rng: np.random.Generator) -> None:
         r"\begin{aligned} q_t^\top k_s &= (E_t + P_t)^\top A\,(E_s + P_s), \qquad A = W_Q W_K^\top \\"
         r" &= E_t^\top A E_s + E_t^\top A P_s + P_t^\top A E_s + P_t^\top A P_s \end{aligned}"
     ),
-    summary="With inputs x = E + P and queries and keys q = W_Q^T x, k = W_K^T x, the score expands into content-content, content-position, position-content and position-position parts, all weighted by the same learned A.",
+    summary=r"With inputs $x = E + P$ and queries and keys $q = W_Q^\top x$, $k = W_K^\top x$, the score expands into content-content, content-position, position-content and position-position parts, all weighted by the same learned $A$.",
     assumptions=(r"$E_t, P_t \in \mathbb{R}^d$ column vectors", r"$W_Q, W_K \in \mathbb{R}^{d \times d_k}$", r"$q_t = W_Q^\top x_t$, $k_s = W_K^\top x_s$ with $x = E + P$", "the usual 1/sqrt(d_k) scale is left out"),
     steps=(
         r"$q_t^\top k_s = (W_Q^\top x_t)^\top (W_K^\top x_s) = x_t^\top W_Q W_K^\top x_s = x_t^\top A\,x_s$.",
@@ -713,10 +713,10 @@ def check_attention_expansion(rng: np.random.Generator) -> None:
     "position-only-counterexample",
     title="A learned matrix can make the position-only score depend on absolute position",
     statement=(
-        r"A = e_0 e_0^\top: \quad P(t)^\top A\,P(s) = \sin t\,\sin s, \qquad"
-        r" 0 \text{ at } (t, s) = (0, 1), \qquad \sin 1 \sin 2 \approx 0.7651 \text{ at } (t, s) = (1, 2)"
+        r"\begin{gathered} A = e_0 e_0^\top: \quad P(t)^\top A\,P(s) = \sin t\,\sin s, \\"
+        r" 0 \text{ at } (t, s) = (0, 1), \qquad \sin 1 \sin 2 \approx 0.7651 \text{ at } (t, s) = (1, 2) \end{gathered}"
     ),
-    summary="If A keeps only the first sine channel, two position pairs with the same offset get different scores, so the position-position term need not be a function of t - s.",
+    summary=r"If $A$ keeps only the first sine channel, two position pairs with the same offset get different scores, so the position-position term need not be a function of $t - s$.",
     assumptions=(r"$d$ any positive even integer (the deep dive uses $d = 8$)", r"interleaved layout, so channel 0 is $\sin(t\omega_0) = \sin t$ because $\omega_0 = b^0 = 1$", r"$e_0$ the first standard basis vector"),
     steps=(
         r"$e_0^\top P(t)$ picks channel 0, which is $\sin(t\omega_0) = \sin t$, so the score is $\sin t \sin s$.",
@@ -763,7 +763,7 @@ def check_position_only_counterexample(rng: np.random.Generator) -> None:
         r"W_Q \in \mathbb{R}^{d \times d_k}:\ d\,d_k \text{ weights for } E_t + P_t, \qquad"
         r" W_Q' \in \mathbb{R}^{2d \times d_k}:\ 2\,d\,d_k \text{ weights for } \begin{pmatrix} E_t \\ P_t \end{pmatrix}"
     ),
-    summary="A sum of two width-d vectors still has width d, so its query projection needs d·d_k weights, while the stacked width-2d vector needs 2·d·d_k.",
+    summary=r"A sum of two width-$d$ vectors still has width $d$, so its query projection needs $d\,d_k$ weights, while the stacked width-$2d$ vector needs $2\,d\,d_k$.",
     assumptions=(r"$d, d_k$ positive integers", r"$E_t, P_t \in \mathbb{R}^d$"),
     steps=(
         r"$E_t + P_t$ has $d$ entries, so a projection to $d_k$ outputs is a $d \times d_k$ matrix: $d\,d_k$ weights.",
@@ -801,7 +801,7 @@ def check_projection_parameters(rng: np.random.Generator) -> None:
     "sum-not-separable",
     title="A sum does not reveal its two summands",
     statement=r"(E_t + v) + (P_t - v) = E_t + P_t \quad \text{for every } v \in \mathbb{R}^d",
-    summary="Moving any vector v from one summand to the other leaves the sum unchanged, so the sum alone cannot determine the content and position parts.",
+    summary=r"Moving any vector $v$ from one summand to the other leaves the sum unchanged, so the sum alone cannot determine the content and position parts.",
     assumptions=(r"$E_t, P_t, v \in \mathbb{R}^d$",),
     steps=(
         r"Regroup: $(E_t + v) + (P_t - v) = E_t + P_t + (v - v) = E_t + P_t$.",
@@ -833,7 +833,7 @@ def check_sum_not_separable(rng: np.random.Generator) -> None:
         r"\frac{\partial}{\partial x}\big(x + F(x)\big) = I + J_F(x), \qquad"
         r" F(x) = -x \;\Longrightarrow\; x + F(x) = 0"
     ),
-    summary="The skip path contributes an identity term to the derivative, yet an update F(x) = -x cancels the input, so the original vector is not guaranteed to survive.",
+    summary=r"The skip path contributes an identity term to the derivative, yet an update $F(x) = -x$ cancels the input, so the original vector is not guaranteed to survive.",
     assumptions=(r"$x \in \mathbb{R}^d$", r"$F: \mathbb{R}^d \to \mathbb{R}^d$ differentiable with Jacobian $J_F$"),
     steps=(
         r"Differentiate component by component: $\partial(x_i + F_i(x))/\partial x_j = \delta_{ij} + \partial F_i/\partial x_j$, which is $I + J_F$.",
@@ -880,12 +880,12 @@ def check_residual_jacobian(rng: np.random.Generator) -> None:
     "rope-relative",
     title="RoPE scores depend only on the offset between query and key",
     statement=(
-        r"\begin{aligned} \big(R(m\theta)\,q\big)^\top \big(R(n\theta)\,k\big) &= q^\top R\big((n - m)\theta\big)\,k,"
-        r" \qquad R(\phi) = \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix} \\"
-        r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) &= q^\top R_\Theta(n - m)\,k,"
-        r" \qquad R_\Theta(m) = \operatorname{diag}\big(R(m\theta_0), \ldots, R(m\theta_{d/2-1})\big) \end{aligned}"
+        r"\begin{aligned} \big(R(m\theta)\,q\big)^\top \big(R(n\theta)\,k\big) &= q^\top R\big((n - m)\theta\big)\,k, \\"
+        r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) &= q^\top R_\Theta(n - m)\,k, \\"
+        r" R(\phi) &= \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix}, \\"
+        r" R_\Theta(m) &= \operatorname{diag}\big(R(m\theta_0), \ldots, R(m\theta_{d/2-1})\big) \end{aligned}"
     ),
-    summary="Rotating a query at position m and a key at position n leaves a score that depends on n - m only, pair by pair and so for the whole vector.",
+    summary=r"Rotating a query at position $m$ and a key at position $n$ leaves a score that depends on $n - m$ only, pair by pair and so for the whole vector.",
     assumptions=(r"$m, n$ real positions", r"$\theta_r = b^{-2r/d} > 0$", r"$q, k \in \mathbb{R}^2$ per pair, $\mathbb{R}^d$ for the full rotation"),
     steps=(
         r"$(R(m\theta)q)^\top R(n\theta)k = q^\top R(m\theta)^\top R(n\theta)\,k$.",
@@ -1020,12 +1020,12 @@ def fills_channels_once(channel: Callable[[sp.Expr, int], sp.Expr]) -> None:
     "rope-layout-permutation",
     title="The halves and interleaved RoPE layouts differ by a fixed channel permutation",
     statement=(
-        r"\begin{aligned} R^{\mathrm{halves}}_\Theta(m) &= \Pi^\top R^{\mathrm{inter}}_\Theta(m)\,\Pi,"
-        r" \qquad (\Pi x)_{2r} = x_r, \quad (\Pi x)_{2r+1} = x_{r + d/2} \\"
+        r"\begin{gathered} R^{\mathrm{halves}}_\Theta(m) = \Pi^\top R^{\mathrm{inter}}_\Theta(m)\,\Pi,"
+        r" \qquad (\Pi x)_{2r} = x_r, \quad (\Pi x)_{2r+1} = x_{r + d/2}, \\"
         r" \big(R^{\mathrm{halves}}_\Theta(m)\,q\big)^\top \big(R^{\mathrm{halves}}_\Theta(n)\,k\big)"
-        r" &= \big(R^{\mathrm{inter}}_\Theta(m)\,\Pi q\big)^\top \big(R^{\mathrm{inter}}_\Theta(n)\,\Pi k\big) \end{aligned}"
+        r" = \big(R^{\mathrm{inter}}_\Theta(m)\,\Pi q\big)^\top \big(R^{\mathrm{inter}}_\Theta(n)\,\Pi k\big) \end{gathered}"
     ),
-    summary="Pairing channel r with r + d/2 is the interleaved pairing seen through a fixed permutation, so permuting the output channels of W_Q and W_K converts one layout into the other with identical scores.",
+    summary=r"Pairing channel $r$ with $r + d/2$ is the interleaved pairing seen through a fixed permutation, so permuting the output channels of $W_Q$ and $W_K$ converts one layout into the other with identical scores.",
     assumptions=(r"$m, n$ real positions", "d a positive even integer", r"$\Pi$ the $d \times d$ permutation matrix defined above", "both layouts use the same frequencies"),
     steps=(
         r"Member $a \in \{0, 1\}$ of pair $r$ ($0 \le r < d/2$) sits in channel $r + a\,d/2$ in the halves layout and in channel $2r + a$ in the interleaved one. Both maps land in $0, \ldots, d - 1$ and are one-to-one: $2r + a = 2s + b$ forces $a = b$ (parity) and then $r = s$, and $r + a\,d/2 = s + b\,d/2$ with $a \neq b$ would put $r$ or $s$ outside $0, \ldots, d/2 - 1$. The $d$ members fill the $d$ channels, so each map is a bijection, and so is $\pi(r + a\,d/2) = 2r + a$.",
@@ -1098,7 +1098,7 @@ def check_rope_layout_permutation(rng: np.random.Generator) -> None:
         r"q = k = (c, c, \ldots, c),\ c \in \mathbb{R}^2 \;\Longrightarrow\;"
         r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) = \lVert c \rVert^2\, K(m - n)"
     ),
-    summary="When every pair of the query and key holds the same 2-vector c, the RoPE score is |c|^2 times the sinusoidal kernel, so the two similarity curves have the same shape.",
+    summary=r"When every pair of the query and key holds the same 2-vector $c$, the RoPE score is $\lVert c \rVert^2$ times the sinusoidal kernel, so the two similarity curves have the same shape.",
     assumptions=(r"$m, n$ real positions", r"$\theta_r = \omega_r = b^{-2r/d}$ (the same frequencies as the sinusoidal encoding)", r"$R_\Theta$ as in `rope-relative`"),
     steps=(
         r"By `rope-relative`, pair $r$ contributes $c^\top R((n - m)\theta_r)\,c$.",
@@ -1135,7 +1135,7 @@ def check_rope_sinusoidal_link(rng: np.random.Generator) -> None:
         r"s_h = 2^{-8h/n} \ (h = 1, \ldots, n) \;\Longrightarrow\; \frac{s_{h+1}}{s_h} = 2^{-8/n},"
         r" \qquad s_1 = 2^{-8/n}, \quad s_n = 2^{-8}"
     ),
-    summary="For n heads, n a power of two, each slope is 2^(-8/n) times the previous one, starting at 2^(-8/n) and ending at 1/256.",
+    summary=r"For $n$ heads, $n$ a power of two, each slope is $2^{-8/n}$ times the previous one, starting at $2^{-8/n}$ and ending at $2^{-8} = 1/256$.",
     assumptions=("n the number of heads, a power of two", "h an integer head index, 1 <= h <= n"),
     steps=(
         r"Divide consecutive slopes: $2^{-8(h+1)/n} / 2^{-8h/n} = 2^{-8(h+1)/n + 8h/n} = 2^{-8/n}$, free of $h$, so the sequence is geometric.",
@@ -1172,10 +1172,10 @@ def check_alibi_slopes(rng: np.random.Generator) -> None:
     "alibi-softmax-shift",
     title="ALiBi's distance penalty and a key-index bonus give the same attention weights",
     statement=(
-        r"\operatorname{softmax}_{j \le i}\big(a_{ij} + m\,j\big) = \operatorname{softmax}_{j \le i}\big(a_{ij} - m\,(i - j)\big),"
-        r" \qquad \text{since } -m\,(i - j) = m\,j - m\,i"
+        r"\begin{gathered} \operatorname{softmax}_{j \le i}\big(a_{ij} + m\,j\big) = \operatorname{softmax}_{j \le i}\big(a_{ij} - m\,(i - j)\big), \\"
+        r" \text{since } -m\,(i - j) = m\,j - m\,i \end{gathered}"
     ),
-    summary="Subtracting slope·(i - j) differs from adding slope·j by -slope·i, a constant along the query's row, and softmax ignores a constant added to every entry of a row.",
+    summary=r"Subtracting $m\,(i - j)$ differs from adding $m\,j$ by $-m\,i$, a constant along the query's row, and softmax ignores a constant added to every entry of a row.",
     assumptions=("i the query index, keys j = 0, ..., i (causal mask), i any non-negative integer", "m a head's slope", r"$a_{ij}$ real scores"),
     steps=(
         r"For a fixed query $i$, $-m(i - j) = m j - m i$, so the two biased rows differ by the constant $-m i$.",
@@ -1228,7 +1228,7 @@ def check_alibi_softmax_shift(rng: np.random.Generator) -> None:
         r"R_\Theta\!\left(m\,\frac{L}{L'}\right) = R_{\Theta/s}(m), \qquad s = \frac{L'}{L},"
         r"\quad \Theta/s = (\theta_0/s, \ldots, \theta_{d/2-1}/s)"
     ),
-    summary="Rotating position m as if it were m L/L' gives the same rotation as keeping m and dividing every pair's frequency by s = L'/L.",
+    summary=r"Rotating position $m$ as if it were $m L/L'$ gives the same rotation as keeping $m$ and dividing every pair's frequency by $s = L'/L$.",
     assumptions=(r"$m$ a real position", r"$L, L' > 0$ the trained and the target context lengths", r"$\theta_r > 0$"),
     steps=(
         r"Pair $r$ of $R_\Theta(p)$ is the plane rotation by the angle $p\,\theta_r$.",
@@ -1263,7 +1263,7 @@ def check_rope_position_interpolation(rng: np.random.Generator) -> None:
         r"b' = b\,s^{d/(d-2)} \;\Longrightarrow\; \theta'_r = \theta_r\, s^{-2r/(d-2)},"
         r"\qquad \theta'_0 = \theta_0, \quad \theta'_{d/2-1} = \frac{\theta_{d/2-1}}{s}"
     ),
-    summary="Raising the RoPE base to b s^(d/(d-2)) leaves pair 0 unchanged, divides the last pair's frequency by exactly s, and slows the pairs between geometrically.",
+    summary=r"Raising the RoPE base to $b\,s^{d/(d-2)}$ leaves pair $0$ unchanged, divides the last pair's frequency by exactly $s$, and slows the pairs between geometrically.",
     assumptions=(r"$b > 0$ the base, $s > 0$ the scale", r"$d > 2$ even", r"$\theta_r = b^{-2r/d}$"),
     steps=(
         r"With the new base, $\theta'_r = (b\,s^{d/(d-2)})^{-2r/d} = b^{-2r/d}\, s^{-2r/(d-2)} = \theta_r\, s^{-2r/(d-2)}$.",

@@ -1,0 +1,151 @@
+"""Every page read on a desktop (1280x800) and on a phone (390x844), in both colour schemes.
+
+What a reader would take for a broken page: a display equation cut off at the column's edge,
+a page that scrolls sideways, a comma alone at the start of a line after a formula, a heading's
+permalink on a line of its own, a step of the explainer shown twice. One page load per page and
+viewport; everything is measured by one ``page.evaluate`` of ``READING``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+# Measured after the fonts have arrived (the layout they give is the one readers see).
+# A display equation is "wide" when its content overflows its KaTeX box; the element that
+# scrolls it is its nearest ancestor with overflow-x auto or scroll. The scroll cue is the one
+# posenc.css draws: gradients, some fixed to the box's edges (background-attachment scroll)
+# and some travelling with the content (local), which hide a shadow once its end is reached.
+READING = """async () => {
+  await document.fonts.ready;
+  const name = (el) => {
+    const anchor = el.closest('[id]');
+    const text = (el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 40);
+    return (anchor ? '#' + anchor.id + ' ' : '') + JSON.stringify(text);
+  };
+  const scroller = (el) => {
+    for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+      if (/auto|scroll/.test(getComputedStyle(node).overflowX)) return node;
+    }
+    return null;
+  };
+  const hasCue = (el) => {
+    const style = getComputedStyle(el);
+    const attachments = style.backgroundAttachment.split(',').map((a) => a.trim());
+    return /gradient/.test(style.backgroundImage) && attachments.includes('local') && attachments.includes('scroll');
+  };
+  const visible = (el) => el.getClientRects().length > 0;
+  const root = document.documentElement;
+  const result = {sideways: root.scrollWidth > root.clientWidth + 1, wide: [], uncued: [],
+                  punctuation: [], permalinks: [], explainer: {static: 0, shown: []}};
+
+  for (const display of document.querySelectorAll('article .katex-display')) {
+    if (display.scrollWidth <= display.clientWidth + 1) continue;
+    result.wide.push(name(display));
+    const box = scroller(display);
+    if (!box || !hasCue(box)) result.uncued.push(name(display));
+  }
+
+  // An unbreakable inline formula (one KaTeX part) directly followed by punctuation: the
+  // punctuation sits on the formula's line. (A formula of several parts keeps its own break
+  // points, and the line may break after its last part.)
+  for (const math of document.querySelectorAll('article .katex')) {
+    if (math.closest('.katex-display') || math.querySelectorAll('.katex-html > .katex-base').length !== 1) continue;
+    const next = math.nextSibling;
+    if (!next || next.nodeType !== Node.TEXT_NODE || !/^[.,;:!?)]/.test(next.data)) continue;
+    const lines = math.getClientRects();
+    if (!lines.length) continue;
+    const last = lines[lines.length - 1];
+    const range = document.createRange();
+    range.setStart(next, 0);
+    range.setEnd(next, 1);
+    const mark = range.getBoundingClientRect();
+    if (mark.top >= last.bottom - 1 || mark.left < last.right - 1) {
+      result.punctuation.push(name(math.parentElement) + ' then ' + JSON.stringify(next.data[0]));
+    }
+  }
+
+  // A heading's permalink shares the last line of the heading's text.
+  for (const link of document.querySelectorAll('article .headerlink')) {
+    const heading = link.parentElement;
+    const range = document.createRange();
+    range.setStart(heading, 0);
+    range.setEndBefore(link);
+    const lines = Array.from(range.getClientRects()).filter((r) => r.width > 0);
+    if (!lines.length || !visible(link)) continue;
+    const lastBottom = Math.max(...lines.map((r) => r.bottom));
+    if (link.getBoundingClientRect().top >= lastBottom - 1) result.permalinks.push(name(heading));
+  }
+
+  // The explainer: a static figure stands right after each interactive panel.
+  for (const figure of document.querySelectorAll('.posenc-widget + .posenc-figure')) {
+    result.explainer.static += 1;
+    if (visible(figure)) result.explainer.shown.push(figure.id);
+  }
+  return result;
+}"""
+
+
+def _read_every_page(browser, base_url, site_paths, scheme, viewport, javascript=True):
+    """{path: READING's result} for every page, one load each in a fresh context."""
+    context = browser.new_context(
+        color_scheme=scheme, viewport=VIEWPORTS[viewport], service_workers="block", java_script_enabled=javascript
+    )
+    page = context.new_page()
+    results = {}
+    for path in site_paths:
+        page.goto(base_url + path, wait_until="load")
+        results[path] = page.evaluate(READING)
+    context.close()
+    return results
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_every_page_reads_cleanly(browser, base_url, site_paths, scheme, viewport):
+    """Desktop: no display equation is wider than its column. Phone: the page never scrolls
+    sideways and every equation that does not fit shows the scroll cue. Both: punctuation after
+    inline math stays on the formula's line, permalinks never wrap onto a line of their own,
+    and with JavaScript the explainer shows its panels, not the static figures as well."""
+    results = _read_every_page(browser, base_url, site_paths, scheme, viewport)
+    problems: list[str] = []
+    for path, found in results.items():
+        where = f"{scheme} {viewport} {path}"
+        if viewport == "desktop" and found["wide"]:
+            problems.append(f"{where}: display equations wider than the column: {found['wide']}")
+        if found["sideways"]:
+            problems.append(f"{where}: the page scrolls sideways")
+        if found["uncued"]:
+            problems.append(f"{where}: equations that scroll without a cue: {found['uncued']}")
+        if found["punctuation"]:
+            problems.append(f"{where}: punctuation wrapped away from inline math: {found['punctuation']}")
+        if found["permalinks"]:
+            problems.append(f"{where}: permalinks alone on a line under: {found['permalinks']}")
+        if found["explainer"]["shown"]:
+            problems.append(f"{where}: static figures shown beside live panels: {found['explainer']['shown']}")
+    assert sum(found["explainer"]["static"] for found in results.values()), "no page pairs a panel with a figure"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_the_explainer_shows_each_step_once(browser, base_url):
+    """With scripts the live panels stand alone; without them the static figures stand in."""
+    steps = {}
+    for javascript in (True, False):
+        (found,) = _read_every_page(browser, base_url, ["/explainer/"], "light", "desktop", javascript).values()
+        steps[javascript] = found["explainer"]
+    assert steps[True]["static"] > 0
+    assert steps[True]["shown"] == [], steps[True]
+    assert len(steps[False]["shown"]) == steps[False]["static"], steps[False]
+
+
+def test_generated_source_pages_are_not_search_results(site_dir):
+    """Search finds articles, not the raw source dumps of the figure and derivation pages."""
+    index = json.loads((site_dir / "search" / "search_index.json").read_text())
+    locations = [entry["location"] for entry in index["docs"]]
+    assert any(location.startswith("derivations/") for location in locations)
+    dumps = [loc for loc in locations if loc.startswith(("figures/", "derivations/source/"))]
+    assert not dumps, dumps

@@ -114,7 +114,8 @@ def rendering(script: os.PathLike[str] | str, namespace: dict[str, Any],
 
 
 def new_figure(width: float = FULL_WIDTH, aspect: float = 0.45, **subplots: Any) -> tuple[Figure, Any]:
-    """Apply the posenc style and return ``(figure, axes)`` sized ``width`` x ``width * aspect`` inches.
+    """Apply the posenc style and return ``(figure, axes)`` sized ``width`` x ``width * aspect`` inches
+    (to the nearest CSS pixel).
 
     Extra keyword arguments go to :func:`matplotlib.pyplot.subplots` (``ncols``, ``sharey``...).
     """
@@ -123,7 +124,9 @@ def new_figure(width: float = FULL_WIDTH, aspect: float = 0.45, **subplots: Any)
     if not (0.1 <= aspect <= 3):
         raise ValueError(f"aspect must be in [0.1, 3], got {aspect}")
     plt.style.use(STYLE_FILE)
-    return plt.subplots(figsize=(width, width * aspect), **subplots)
+    # Whole CSS pixels, so the page shows the figure at exactly the scale it was drawn at.
+    size = tuple(round(inches * PX_PER_INCH) / PX_PER_INCH for inches in (width, width * aspect))
+    return plt.subplots(figsize=size, **subplots)
 
 
 def _atomic_write(path: pathlib.Path, write: Any) -> None:
@@ -171,13 +174,16 @@ def save(fig: Figure) -> pathlib.Path:
     for text in fig.findobj(Text):
         if text.get_fontsize() < MIN_FONT_SIZE:
             text.set_fontsize(MIN_FONT_SIZE)
-    drawn = io.BytesIO()
-    fig.savefig(drawn, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    svg_bytes = page_svg(drawn.getvalue(), script.stem, meta)
+
+    def write_svg(file: Any) -> None:
+        drawn = io.BytesIO()
+        fig.savefig(drawn, format="svg", metadata={"Date": None, "Creator": None})
+        file.write(page_svg(drawn.getvalue(), script.stem, meta))
+
     meta_bytes = meta.to_json().encode()
     _atomic_write(meta_path, lambda file: file.write(meta_bytes))
-    _atomic_write(svg_path, lambda file: file.write(svg_bytes))
+    _atomic_write(svg_path, write_svg)
+    plt.close(fig)
     return svg_path
 
 
@@ -315,19 +321,27 @@ def page_svg(drawn: bytes, name: str, meta: FigureMeta) -> bytes:
             literal_colours = True
         elif identifier in referenced:
             element.set("id", prefix + identifier)
+        # A colour given as an attribute (a hatch's background) joins the style: the page's
+        # colours are CSS values, which only a style can hold.
+        colours = {key: element.attrib.pop(key) for key in ("fill", "stroke") if key in element.attrib}
+        if colours:
+            element.set("style", "; ".join([element.get("style", "")] + [f"{k}: {v}" for k, v in colours.items()]))
         for key, value in list(element.attrib.items()):
+            value = rename(value)
             if key == "href" and value.startswith("#"):
                 element.set(key, "#" + prefix + value[1:])
             elif key == "style":
                 style = _restyle(_parse_style(value), literal_colours)
+                if literal_colours and _tag(element) == "text":
+                    style.setdefault("fill", FOREGROUND)  # Matplotlib leaves black text unstated
                 if style:
                     element.set("style", "; ".join(f"{k}: {v}" for k, v in style.items()))
                 else:
                     del element.attrib["style"]
             elif key == "transform" and _NO_ROTATION.fullmatch(value):
                 del element.attrib[key]
-            elif "url(#" in value:
-                element.set(key, rename(value))
+            else:
+                element.set(key, value)
         if _tag(element) == "text":
             _join_glyphs(element)
         elif _tag(element) != "tspan" and not (element.text or "").strip():

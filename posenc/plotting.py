@@ -298,14 +298,13 @@ def page_svg(drawn: bytes, name: str, meta: FigureMeta) -> bytes:
       would reach the whole page): the stroke defaults it set are attributes of the root.
     """
     ElementTree.register_namespace("", _SVG)
+    ElementTree.register_namespace("xlink", _XLINK_HREF[1:].partition("}")[0])
     root = ElementTree.fromstring(drawn)
     referenced = set()
     for element in root.iter():
-        href = element.attrib.pop(_XLINK_HREF, None)
-        if href is not None:
-            element.set("href", href)
-            if href.startswith("#"):
-                referenced.add(href[1:])
+        href = element.get(_XLINK_HREF, "")
+        if href.startswith("#"):
+            referenced.add(href[1:])
         for value in element.attrib.values():
             referenced.update(_REFERENCE.findall(value))
 
@@ -328,7 +327,9 @@ def page_svg(drawn: bytes, name: str, meta: FigureMeta) -> bytes:
             element.set("style", "; ".join([element.get("style", "")] + [f"{k}: {v}" for k, v in colours.items()]))
         for key, value in list(element.attrib.items()):
             value = rename(value)
-            if key == "href" and value.startswith("#"):
+            # Still xlink:href, not SVG 2's plain href: Material's instant navigation rewrites every
+            # [href] of a page it loads, and an SVG element's href cannot be assigned.
+            if key == _XLINK_HREF and value.startswith("#"):
                 element.set(key, "#" + prefix + value[1:])
             elif key == "style":
                 style = _restyle(_parse_style(value), literal_colours)

@@ -145,7 +145,8 @@ def test_the_full_size_link_works_from_the_keyboard_after_instant_navigation(bro
     page.evaluate("() => document.querySelector('a[href$=\"guide/\"]').click()")  # Material swaps the page
     page.wait_for_url(base_url + "/guide/")
     assert page.evaluate("window.__sameDocument") is True, "the click reloaded the page instead of swapping it"
-    link = page.locator(".posenc-figure__enlarge").first
+    page.locator("#fig-addition-diagram svg text").first.wait_for()  # the new page's figure, swapped in
+    link = page.locator("#fig-addition-diagram .posenc-figure__enlarge")
     link.focus()
     page.keyboard.press("Enter")
     dialog = page.locator("dialog.posenc-figure-dialog[open]")

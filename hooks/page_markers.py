@@ -4,9 +4,11 @@ Markers in a page's Markdown, expanded before MkDocs parses it (an unknown marke
 or derivation ID stops the build):
 
 ``{{ figure: NAME }}``
-    The figure ``NAME.svg`` with its size, alt text and caption (all from its
-    ``posenc.figure_files.FigureMeta``, which ``posenc.plotting.save`` wrote beside it) and a
-    link to the page of its script.
+    The figure ``NAME.svg``, inline in the page (its text is page text, in the page's
+    typeface and colours; its size and accessible name are in it), with the caption of its
+    ``posenc.figure_files.FigureMeta`` (``posenc.plotting.save`` wrote both), a link to the
+    page of its script and a link to the SVG at full size (``docs/javascripts/figures.js``
+    opens that in an enlarged view).
 ``{{ ref: ID }}``
     A link to derivation ``ID`` on the Derivations page.
 ``{{ eq: ID }}``
@@ -122,24 +124,44 @@ def _figure_failure(name: str) -> str:
     )
 
 
+# Where a figure's SVG goes: the Markdown holds this placeholder (its caption is Markdown, the
+# SVG must not be), and on_page_content puts the SVG in its place.
+FIGURE_PLACEHOLDER = re.compile(r'<span data-posenc-figure="(?P<name>[A-Za-z0-9_-]+)"></span>')
+
+
 def _figure(name: str, page_src: str, page_url: str, *, link_source: bool = True) -> str:
     failure = _figure_failure(name)
     if failure and not figure_files(name, FIGURES)[0].is_file():
         return failure  # a new figure whose first render failed: the note stands in for it
     meta = _figure_meta(name)
     folder = _figures_in_docs()
-    # An HTML <img>, not a Markdown image, so the alt text reaches the page exactly as the
-    # script wrote it (brackets included). MkDocs does not rewrite raw HTML, so the address is
-    # made relative to the page's URL here, as MkDocs makes a Markdown image's.
-    image = html.escape(get_relative_url(f"{folder}/{name}.svg", page_url))
-    img = f'<img alt="{html.escape(meta.alt)}" height="{meta.height}" src="{image}" width="{meta.width}" />'
+    # MkDocs does not rewrite raw HTML, so the address is made relative to the page's URL
+    # here, as MkDocs makes a Markdown link's.
+    full_size = html.escape(get_relative_url(f"{folder}/{name}.svg", page_url))
     source = f' [Source: `{meta.script}`]({_relative(page_src, f"{folder}/{name}.md")})' if link_source else ""
     return (
         f'\n<figure class="posenc-figure" id="fig-{name}" markdown="span">\n'
-        f"{img}\n"
-        f'<figcaption markdown="span">**{meta.title}** {meta.caption}{source}</figcaption>\n'
+        f'<span data-posenc-figure="{name}"></span>\n'
+        f'<figcaption markdown="span">**{meta.title}** {meta.caption}{source} '
+        f'<a class="posenc-figure__enlarge" href="{full_size}">Full size</a></figcaption>\n'
         "</figure>\n" + failure
     )
+
+
+def _inline_figures(page_html: str) -> str:
+    """``page_html`` with each figure placeholder replaced by the figure's SVG.
+
+    The SVG is kept out of the search index (``data-search-exclude``, read by Material's
+    search): its text is tick labels and legends, which the caption already describes.
+    """
+
+    def svg(match: re.Match) -> str:
+        text = figure_files(match["name"], FIGURES)[1].read_text(encoding="utf-8").strip()
+        if not text.startswith("<svg "):
+            raise PluginError(f"figure {match['name']!r}: {match['name']}.svg does not start with <svg (run make)")
+        return "<svg data-search-exclude " + text[len("<svg "):]
+
+    return FIGURE_PLACEHOLDER.sub(svg, page_html)
 
 
 def _derivation(identifier: str):
@@ -526,6 +548,10 @@ def on_page_markdown(markdown, page, config, files):
         return MARKER.sub(expand, text)
 
     return "".join(text if is_code else expand_prose(text) for is_code, text in split_code(markdown))
+
+
+def on_page_content(html_content, page, config, files):
+    return _inline_figures(html_content)
 
 
 def on_page_context(context, page, config, nav):

@@ -5,7 +5,13 @@ by :mod:`posenc.render`, which says which script it is running (:func:`rendering
 figure is named after that script (``figures_src/kernel.py`` writes ``kernel.svg``), so a
 script and its figure cannot drift apart. Beside the SVG, :func:`save` writes the figure's
 ``FigureMeta`` (see ``posenc.figure_files``: pixel size, title, caption, alt text), which the
-site reads to give every ``<img>`` its size and description.
+site reads to give every figure its size and description.
+
+The SVG is written to be placed inside the page's HTML (see :func:`page_svg`): its text is
+text in the site's typeface, and black, white and :data:`GREY` stand for the page's own
+foreground, background and secondary text colours, so a figure follows the reader's colour
+scheme. An artist passed to :func:`literal` keeps its colours as drawn (a label printed on a
+heatmap cell is read against the cell, not the page).
 
 Importing this module does not change Matplotlib's state; :func:`new_figure` applies the
 style file ``posenc.mplstyle`` that lives next to it.
@@ -15,10 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import inspect
+import io
 import os
 import pathlib
+import re
 import tempfile
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +37,7 @@ import matplotlib
 matplotlib.use("Agg")  # figures are files; never open a window
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
 from .figure_files import FigureMeta, figure_files  # noqa: E402
 
@@ -36,11 +47,23 @@ STYLE_FILE = pathlib.Path(__file__).with_name("posenc.mplstyle")
 FULL_WIDTH = 7.0
 #: Width for a figure meant to sit at half the column.
 HALF_WIDTH = 3.4
-#: CSS pixels per inch; the recorded <img> size uses it.
+#: CSS pixels per inch; the recorded figure size uses it.
 PX_PER_INCH = 96
+#: The smallest text in a figure, in points: 11 CSS px when the figure is shown at its drawn
+#: size (a full-width figure is, in the text column of a desktop page). save() raises any
+#: smaller text to it.
+MIN_FONT_SIZE = 11 * 72 / PX_PER_INCH
+#: The site's typeface: Material's system font stack (mkdocs.yml sets ``font: false``), the
+#: fallback of its ``--md-text-font-family``. The page sets the same variable on inline figures.
+SITE_FONT = "-apple-system, BlinkMacSystemFont, Helvetica, Arial, sans-serif"
 
+#: Colours that stand for the page's own: in the saved SVG, black becomes the page's text
+#: colour, white its background and GREY its secondary text colour (each a CSS value that
+#: follows the reader's colour scheme; the SVG opened on its own shows them as drawn).
+FOREGROUND = "#000000"
+BACKGROUND = "#ffffff"
 #: Named colours (Okabe-Ito, safe for the common colour-vision deficiencies). They read on
-#: the white figure background in both of the site's colour schemes.
+#: the light and the dark page background.
 BLUE = "#0072B2"
 VERMILLION = "#D55E00"
 GREEN = "#009E73"
@@ -48,6 +71,15 @@ PURPLE = "#CC79A7"
 ORANGE = "#E69F00"
 SKY = "#56B4E9"
 GREY = "#6b6b6b"
+#: What each colour standing for the page becomes in the SVG (style values, lower case).
+PAGE_COLOURS = {
+    FOREGROUND: "currentColor",
+    BACKGROUND: "var(--md-default-bg-color, #ffffff)",
+    GREY: "var(--md-default-fg-color--light, #6b6b6b)",
+}
+#: The SVG group id (matplotlib's gid) that marks an artist drawn in literal colours; in the
+#: saved SVG it becomes a class of the same name.
+LITERAL = "posenc-literal"
 #: Sine channels are drawn in BLUE and cosine channels in VERMILLION on every figure.
 SINE = BLUE
 COSINE = VERMILLION
@@ -82,7 +114,8 @@ def rendering(script: os.PathLike[str] | str, namespace: dict[str, Any],
 
 
 def new_figure(width: float = FULL_WIDTH, aspect: float = 0.45, **subplots: Any) -> tuple[Figure, Any]:
-    """Apply the posenc style and return ``(figure, axes)`` sized ``width`` x ``width * aspect`` inches.
+    """Apply the posenc style and return ``(figure, axes)`` sized ``width`` x ``width * aspect`` inches
+    (to the nearest CSS pixel).
 
     Extra keyword arguments go to :func:`matplotlib.pyplot.subplots` (``ncols``, ``sharey``...).
     """
@@ -91,7 +124,9 @@ def new_figure(width: float = FULL_WIDTH, aspect: float = 0.45, **subplots: Any)
     if not (0.1 <= aspect <= 3):
         raise ValueError(f"aspect must be in [0.1, 3], got {aspect}")
     plt.style.use(STYLE_FILE)
-    return plt.subplots(figsize=(width, width * aspect), **subplots)
+    # Whole CSS pixels, so the page shows the figure at exactly the scale it was drawn at.
+    size = tuple(round(inches * PX_PER_INCH) / PX_PER_INCH for inches in (width, width * aspect))
+    return plt.subplots(figsize=size, **subplots)
 
 
 def _atomic_write(path: pathlib.Path, write: Any) -> None:
@@ -123,8 +158,10 @@ def describe(script_globals: dict[str, Any]) -> dict[str, str]:
 def save(fig: Figure) -> pathlib.Path:
     """Write ``fig`` as ``<script name>.svg`` plus its ``.json`` description; return the SVG path.
 
-    The SVG is deterministic (fixed id salt, no date or creator metadata) and both files are
-    written atomically, so an interrupted script never leaves a partial figure behind.
+    Text smaller than :data:`MIN_FONT_SIZE` is raised to it first. The SVG is the one
+    :func:`page_svg` makes of Matplotlib's, and deterministic (fixed id salt, no date or
+    creator metadata); both files are written atomically, so an interrupted script never
+    leaves a partial figure behind.
     """
     if _rendering is None:
         raise RuntimeError("save() knows which figure it saves only under the renderer: "
@@ -134,11 +171,204 @@ def save(fig: Figure) -> pathlib.Path:
     width, height = (round(v * PX_PER_INCH) for v in fig.get_size_inches())
     meta = FigureMeta(**describe(_rendering.namespace), width=width, height=height,
                       script=f"figures_src/{script.name}")
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < MIN_FONT_SIZE:
+            text.set_fontsize(MIN_FONT_SIZE)
+
+    def write_svg(file: Any) -> None:
+        drawn = io.BytesIO()
+        fig.savefig(drawn, format="svg", metadata={"Date": None, "Creator": None})
+        file.write(page_svg(drawn.getvalue(), script.stem, meta))
+
     meta_bytes = meta.to_json().encode()
     _atomic_write(meta_path, lambda file: file.write(meta_bytes))
-    _atomic_write(svg_path, lambda file: fig.savefig(file, format="svg", metadata={"Date": None, "Creator": None}))
+    _atomic_write(svg_path, write_svg)
     plt.close(fig)
     return svg_path
+
+
+def literal(*artists: Any) -> Any:
+    """Keep the colours of ``artists`` as drawn in the saved SVG; return the first one.
+
+    For what is read against the data rather than the page (a value printed on a heatmap
+    cell): black and white there are meant as black and white in both colour schemes.
+    """
+    for artist in artists:
+        artist.set_gid(LITERAL)
+    return artists[0] if artists else None
+
+
+# --- the SVG as the page shows it ---------------------------------------------------------
+
+_SVG = "http://www.w3.org/2000/svg"
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_REFERENCE = re.compile(r"url\(#([^)]+)\)")
+#: Matplotlib's no-op rotation of unrotated text.
+_NO_ROTATION = re.compile(r"rotate\(-?0 [-0-9.e]+ [-0-9.e]+\)")
+
+
+def _tag(element: ElementTree.Element) -> str:
+    return element.tag.rpartition("}")[2]
+
+
+def _parse_style(style: str) -> dict[str, str]:
+    pairs = (item.partition(":") for item in style.split(";") if item.strip())
+    return {key.strip(): value.strip() for key, _, value in pairs}
+
+
+def _restyle(style: dict[str, str], literal_colours: bool) -> dict[str, str]:
+    """``style`` with the typeface left to the page, tiny text raised, page colours mapped."""
+    style = {key: value for key, value in style.items() if key != "font-family"}
+    if "font-size" in style and float(style["font-size"].removesuffix("px")) < MIN_FONT_SIZE:
+        style["font-size"] = f"{MIN_FONT_SIZE:g}px"  # a sub- or superscript of math text
+    if not literal_colours:
+        for key in ("fill", "stroke"):
+            if key in style:
+                style[key] = PAGE_COLOURS.get(style[key].lower(), style[key])
+    return style
+
+
+@functools.cache
+def _advance(character: str, size: float, oblique: bool) -> float:
+    """Width of ``character`` at ``size`` points in the font Matplotlib laid math text out with."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font, LoadFlags
+
+    font = FT2Font(font_manager.findfont(font_manager.FontProperties(
+        family="DejaVu Sans", style="oblique" if oblique else "normal")))
+    font.set_size(size, 72)
+    glyph = font.load_char(ord(character), flags=LoadFlags.NO_HINTING)
+    return glyph.linearHoriAdvance / 65536
+
+
+def _join_glyphs(text: ElementTree.Element) -> None:
+    """Make math text (one ``<tspan>`` per glyph) read and search as words.
+
+    The glyphs are put in reading order (left to right) and each run of glyphs that sit
+    side by side in one style becomes one ``<tspan>``; a gap wider than the glyph (math
+    spacing around ``=``) starts a new run, so the page's typeface keeps Matplotlib's spacing.
+    """
+    spans = [child for child in text if _tag(child) == "tspan"]
+    if len(spans) < 2 or len(spans) != len(text):
+        return
+    spans.sort(key=lambda span: float(span.get("x", "0")))
+    runs: list[ElementTree.Element] = []
+    end = None  # where the previous glyph ends
+    for span in spans:
+        glyphs, style, x = span.text or "", span.get("style", ""), float(span.get("x", "0"))
+        parsed = _parse_style(style)
+        size = float(parsed.get("font-size", "10").removesuffix("px"))
+        last = runs[-1] if runs else None
+        if (last is not None and end is not None and last.get("y") == span.get("y")
+                and last.get("style") == style and abs(x - end) < 0.1 * size):
+            last.text = (last.text or "") + glyphs
+        else:
+            runs.append(span)
+        oblique = parsed.get("font-style") in ("oblique", "italic")
+        end = x + sum(_advance(character, size, oblique) for character in glyphs)
+    text.text = None
+    text[:] = runs
+    for run in runs:
+        run.tail = None
+
+
+def _flatten(parent: ElementTree.Element) -> None:
+    """Replace every ``<g>`` without attributes by its children (they mean nothing left bare)."""
+    children = []
+    for child in parent:
+        _flatten(child)
+        if _tag(child) == "g" and not child.attrib:
+            children.extend(child)
+        else:
+            children.append(child)
+    parent[:] = children
+
+
+def page_svg(drawn: bytes, name: str, meta: FigureMeta) -> bytes:
+    """Matplotlib's SVG of figure ``name`` made ready to sit inside a page, as bytes.
+
+    - Text is ``<text>`` (``svg.fonttype: none``) in the site's typeface (:data:`SITE_FONT`
+      on the root; the page sets the same font), math text joined into words.
+    - Black, white and :data:`GREY` become the page's colours (:data:`PAGE_COLOURS`) outside
+      :func:`literal` artists; text without a colour takes the page's text colour.
+    - Ids are those referenced (clip paths, markers, hatches), prefixed with ``fig-<name>-``
+      so two figures on one page never share one; the others are dropped.
+    - Width and height are CSS pixels (those of ``meta``); the alt text is the accessible name.
+    - No XML declaration, metadata, invisible backgrounds or stylesheet (whose ``*`` rule
+      would reach the whole page): the stroke defaults it set are attributes of the root.
+    """
+    ElementTree.register_namespace("", _SVG)
+    ElementTree.register_namespace("xlink", _XLINK_HREF[1:].partition("}")[0])
+    root = ElementTree.fromstring(drawn)
+    referenced = set()
+    for element in root.iter():
+        href = element.get(_XLINK_HREF, "")
+        if href.startswith("#"):
+            referenced.add(href[1:])
+        for value in element.attrib.values():
+            referenced.update(_REFERENCE.findall(value))
+
+    prefix = f"fig-{name}-"
+
+    def rename(value: str) -> str:
+        return _REFERENCE.sub(lambda m: f"url(#{prefix}{m[1]})", value)
+
+    def visit(element: ElementTree.Element, literal_colours: bool) -> None:
+        identifier = element.attrib.pop("id", None)
+        if identifier == LITERAL:
+            element.set("class", LITERAL)
+            literal_colours = True
+        elif identifier in referenced:
+            element.set("id", prefix + identifier)
+        # A colour given as an attribute (a hatch's background) joins the style: the page's
+        # colours are CSS values, which only a style can hold.
+        colours = {key: element.attrib.pop(key) for key in ("fill", "stroke") if key in element.attrib}
+        if colours:
+            element.set("style", "; ".join([element.get("style", "")] + [f"{k}: {v}" for k, v in colours.items()]))
+        for key, value in list(element.attrib.items()):
+            value = rename(value)
+            # Still xlink:href, not SVG 2's plain href: Material's instant navigation rewrites every
+            # [href] of a page it loads, and an SVG element's href cannot be assigned.
+            if key == _XLINK_HREF and value.startswith("#"):
+                element.set(key, "#" + prefix + value[1:])
+            elif key == "style":
+                style = _restyle(_parse_style(value), literal_colours)
+                if literal_colours and _tag(element) == "text":
+                    style.setdefault("fill", FOREGROUND)  # Matplotlib leaves black text unstated
+                if style:
+                    element.set("style", "; ".join(f"{k}: {v}" for k, v in style.items()))
+                else:
+                    del element.attrib["style"]
+            elif key == "transform" and _NO_ROTATION.fullmatch(value):
+                del element.attrib[key]
+            else:
+                element.set(key, value)
+        if _tag(element) == "text":
+            _join_glyphs(element)
+        elif _tag(element) != "tspan" and not (element.text or "").strip():
+            element.text = None
+        for child in element:
+            child.tail = child.tail if child.tail and child.tail.strip() else None
+            visit(child, literal_colours)
+
+    for child in list(root):
+        if _tag(child) == "metadata" or (_tag(child) == "defs" and all(_tag(c) == "style" for c in child)):
+            root.remove(child)
+    for parent in list(root.iter()):
+        for child in list(parent):
+            if _tag(child) == "path" and child.get("style") == "fill: none":  # draws nothing (a transparent background)
+                parent.remove(child)
+    visit(root, False)
+    _flatten(root)
+    view_box = root.get("viewBox")
+    root.attrib.clear()
+    root.attrib.update({
+        "width": str(meta.width), "height": str(meta.height), "viewBox": view_box,
+        "role": "img", "aria-label": meta.alt,
+        "fill": "currentColor", "font-family": SITE_FONT,
+        "stroke-linejoin": "round", "stroke-linecap": "butt",
+    })
+    return ElementTree.tostring(root, encoding="unicode").encode() + b"\n"
 
 
 def heatmap(
@@ -186,7 +416,7 @@ _DARK_TEXT_ABOVE = (1.05 * 0.05) ** 0.5 - 0.05
 
 
 def annotate_cells(ax: Any, image: Any, values: Any, fmt: str = "{:.2f}", *, mask: Any = None,
-                   fontsize: float = 7) -> list[Any]:
+                   fontsize: float = MIN_FONT_SIZE) -> list[Any]:
     """Print each value in its cell of ``image``, black on light cells and white on dark; return the texts.
 
     Used by figures shift-rotation, position-only-score, binary-analogy, pytorch-table and
@@ -195,7 +425,8 @@ def annotate_cells(ax: Any, image: Any, values: Any, fmt: str = "{:.2f}", *, mas
     The text colour is the one of the two with the higher contrast against the cell's colour
     (its colormap at ``image.norm(value)``), so call this after any ``set_clim``. Cells where
     ``mask`` is False, and cells whose value is NaN (drawn blank), get no text. A value that
-    prints as a negative zero ("-0.00") is printed without its sign.
+    prints as a negative zero ("-0.00") is printed without its sign. The texts are
+    :func:`literal`: they are read against their cell in both colour schemes.
     """
     import numpy as np
 
@@ -232,8 +463,8 @@ def annotate_cells(ax: Any, image: Any, values: Any, fmt: str = "{:.2f}", *, mas
         light = _luminance(image.cmap(image.norm(value))) > _DARK_TEXT_ABOVE
         x = left + (col + 0.5) * (right - left) / cols
         y = first_row + (row + 0.5) * (last_row - first_row) / rows
-        texts.append(ax.text(x, y, label, ha="center", va="center", fontsize=fontsize,
-                             color="black" if light else "white"))
+        texts.append(literal(ax.text(x, y, label, ha="center", va="center", fontsize=fontsize,
+                                     color="black" if light else "white")))
     return texts
 
 

@@ -7,16 +7,19 @@ import json
 import pathlib
 import re
 import subprocess
+import xml.etree.ElementTree as ElementTree
+from html.parser import HTMLParser
 
 import pytest
 
-from posenc import render
+from posenc import plotting, render
 from posenc.figure_files import FIGURE_DIR
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((ROOT / "figures_src").glob("*.py"))
 FIGURE_MARKER = re.compile(r"\{\{\s*figure:\s*([\w-]+)\s*\}\}")
 MAX_BYTES = 150 * 1024
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
@@ -167,3 +170,70 @@ def test_every_width_has_one_colour_in_every_figure(monkeypatch, tmp_path):
         wanted = matplotlib.colors.to_hex(plotting.colour_of(width=width))
         wrong = sorted(use for use in uses if use[1] != wanted)
         assert not wrong, f"d = {width} should be {wanted} everywhere; differs in {wrong}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_output_is_drawn_for_the_page(rendered, script):
+    """Text is text in the site's typeface, black and white are the page's colours, ids are the figure's own."""
+    text = (rendered[0] / f"{script.stem}.svg").read_text()
+    root = ElementTree.fromstring(text)
+    assert root.get("font-family") == plotting.SITE_FONT and root.get("fill") == "currentColor"
+    assert any(element.tag == f"{SVG}text" and "".join(element.itertext()).strip() for element in root.iter())
+    assert "font-family:" not in text and 'id="DejaVu' not in text, "no other typeface, no glyphs as paths"
+    literal = {e for g in root.iter() if g.get("class") == plotting.LITERAL for e in g.iter()}
+    for element in set(root.iter()) - literal:
+        style = element.get("style", "")
+        assert not re.search(r"(fill|stroke): (#000000|#ffffff)", style), f"a literal black or white: {style}"
+    ids = [element.get("id") for element in root.iter() if element.get("id")]
+    assert len(ids) == len(set(ids)) and all(i.startswith(f"fig-{script.stem}-") for i in ids)
+    assert set(re.findall(r'(?:url\(#|href="#)([^)"]+)', text)) <= set(ids), "every reference finds its target"
+
+
+class PageIds(HTMLParser):
+    """Every id of an HTML page, those inside figures' SVGs apart, and the figures shown."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids: list[str] = []
+        self.figure_ids: list[str] = []
+        self.figures: list[str] = []
+        self._figure: str | None = None
+        self._svg_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "figure" and "posenc-figure" in (attributes.get("class") or "").split():
+            self._figure = attributes["id"].removeprefix("fig-")
+        elif tag == "svg" and self._figure and not self._svg_depth:
+            self.figures.append(self._figure)
+            self._svg_depth = 1
+        elif self._svg_depth and tag in ("svg", "g", "defs", "pattern", "clippath", "text"):
+            self._svg_depth += 1  # the SVG elements that enclose others
+        if "id" in attributes:
+            (self.figure_ids if self._svg_depth else self.ids).append(attributes["id"])
+
+    def handle_endtag(self, tag):
+        if self._svg_depth and tag in ("svg", "g", "defs", "pattern", "clippath", "text"):
+            self._svg_depth -= 1
+            if not self._svg_depth:
+                self._figure = None
+
+
+def test_every_figure_in_the_built_site_is_its_svg_inline_and_ids_are_unique(site_dir):
+    shown, figure_ids = set(), []
+    for page in sorted(site_dir.rglob("*.html")):
+        html = page.read_text()
+        parser = PageIds()
+        parser.feed(html)
+        ids = parser.figure_ids
+        clashes = sorted({i for i in ids if ids.count(i) > 1} | (set(ids) & set(parser.ids)))
+        assert not clashes, f"{page.relative_to(site_dir)}: figure ids used twice: {clashes[:5]}"
+        assert len(parser.figures) == len(set(parser.figures)), f"{page}: a figure shown twice"
+        for name in parser.figures:
+            svg = (ROOT / FIGURE_DIR / f"{name}.svg").read_text().strip()
+            assert "<svg data-search-exclude " + svg.removeprefix("<svg ") in html, f"{name} on {page}"
+            shown.add(name)
+        assert not re.search(r'<img [^>]*src="[^"]*figures/', html), f"{page}: a figure as an <img>, not inline"
+        figure_ids += ids
+    assert shown == {script.stem for script in SCRIPTS}, "every figure is on a page, inline"
+    assert figure_ids, "the figures' ids were seen (clip paths, tick marks)"

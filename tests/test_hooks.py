@@ -216,8 +216,7 @@ def test_the_preview_keeps_a_failed_figure_and_names_its_error(tmp_path, monkeyp
     monkeypatch.setattr(markers_hook, "_failed_figures", failures)
     monkeypatch.setattr(markers_hook, "_serving", True)
     page = expand("{{ figure: drawn }}")
-    image = f'<img alt="A line." height="5" src="../{tmp_path.name}/drawn.svg" width="10" />'
-    assert image in page, "the last good figure stays on the page"
+    assert '<span data-posenc-figure="drawn"></span>' in page, "the last good figure stays on the page"
     assert '!!! failure "figures_src/drawn.py failed"' in page and "ValueError: the data file is corrupt" in page
     new = expand("{{ figure: new }}")
     assert "figures_src/new.py failed" in new and "<figure" not in new, "a new figure that never rendered"
@@ -241,21 +240,27 @@ def one_figure(tmp_path, monkeypatch):
     return sidecar
 
 
-def test_a_figure_is_an_img_whose_alt_text_is_the_scripts_own(one_figure):
+def test_a_figure_is_its_svg_inline_with_a_link_to_it_at_full_size(one_figure):
     from html.parser import HTMLParser
 
-    images = []
+    links = []
 
-    class Images(HTMLParser):
-        def handle_startendtag(self, tag, attrs):
-            images.append(dict(attrs)) if tag == "img" else None
+    class FullSizeLinks(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            links.append(dict(attrs)["href"]) if ("class", "posenc-figure__enlarge") in attrs else None
 
+    svg = '<svg width="10" height="5" role="img" aria-label="A line &amp; more."><text>0.5</text></svg>'
+    one_figure.with_suffix(".svg").write_text(svg + "\n")
     for src, url in (("guide.md", "../figures/drawn.svg"), ("index.md", "figures/drawn.svg"),
                      ("figures/drawn.md", "../drawn.svg")):
-        images.clear()
-        Images().feed(expand("{{ figure: drawn }}", src))
-        alt = json.loads(one_figure.read_text())["alt"]
-        assert images == [{"alt": alt, "height": "5", "src": url, "width": "10"}], src
+        links.clear()
+        markdown = expand("{{ figure: drawn }}", src)
+        FullSizeLinks().feed(markdown)
+        assert links == [url], src
+        # MkDocs turns the Markdown into HTML; then the placeholder becomes the SVG itself.
+        page = markers_hook.on_page_content(markdown, fake_page(src), {}, None)
+        assert '<svg data-search-exclude width="10" height="5" role="img" aria-label="A line &amp; more.">' in page
+        assert "data-posenc-figure" not in page and page.count("<svg") == 1
 
 
 def test_a_figure_sidecar_that_is_not_a_figure_meta_stops_the_build(one_figure):

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import xml.etree.ElementTree as ElementTree
 
 import pytest
 
@@ -45,7 +46,7 @@ def test_save_names_the_figure_after_its_script_and_records_its_description(tmp_
     script = write_script(tmp_path, "rising-line", GOOD_SCRIPT)
     assert render.render([script], tmp_path / "out") == []
     svg = tmp_path / "out" / "rising-line.svg"
-    assert svg.read_bytes().startswith(b"<?xml")
+    assert svg.read_bytes().startswith(b"<svg "), "ready to sit inside a page: no XML declaration"
     meta = json.loads((tmp_path / "out" / "rising-line.json").read_text())
     assert meta == {
         "alt": "One straight line rising from zero to one.",
@@ -97,12 +98,12 @@ def test_svg_is_byte_identical_across_runs(tmp_path):
 def test_svg_size_attributes_match_the_recorded_pixels(tmp_path):
     script = write_script(tmp_path, "rising-line", GOOD_SCRIPT)
     render.render([script], tmp_path / "out")
-    head = (tmp_path / "out" / "rising-line.svg").read_text()[:600]
+    root = ElementTree.parse(tmp_path / "out" / "rising-line.svg").getroot()
     meta = json.loads((tmp_path / "out" / "rising-line.json").read_text())
-    # Matplotlib states the size in points (72 per inch); the page uses CSS pixels (96 per inch).
-    points = dict(re.findall(r'(width|height)="([0-9.]+)pt"', head))
-    assert meta["width"] == round(float(points["width"]) * 96 / 72)
-    assert meta["height"] == round(float(points["height"]) * 96 / 72)
+    assert (root.get("width"), root.get("height")) == (str(meta["width"]), str(meta["height"]))
+    # Matplotlib draws in points (72 per inch); the page's size is CSS pixels (96 per inch).
+    _, _, width, height = (float(v) for v in root.get("viewBox").split())
+    assert (meta["width"], meta["height"]) == (round(width * 96 / 72), round(height * 96 / 72))
 
 
 def test_a_failing_script_is_named_and_leaves_no_output(tmp_path, capsys):
@@ -243,7 +244,7 @@ def test_annotate_cells_writes_each_unmasked_value_at_its_cell_centre():
     assert len(texts) == mask.sum() == len(ax.texts)
     written = {text.get_position(): text.get_text() for text in texts}
     assert written == {(0, 0): "0.00", (1, 0): "0.25", (0, 1): "0.75", (1, 1): "1.00", (2, 1): "0.00"}
-    assert all(text.get_fontsize() == 7 for text in texts)
+    assert all(text.get_fontsize() == plotting.MIN_FONT_SIZE for text in texts)
     plotting.plt.close(fig)
 
 
@@ -254,6 +255,7 @@ def test_annotate_cells_picks_white_on_the_darkest_cell_and_black_on_the_lightes
     ramp = np.array([[0.0, 1.0]])  # viridis: dark purple, then light yellow
     texts = plotting.annotate_cells(sequential, plotting.heatmap(sequential, ramp, signed=False), ramp)
     assert [text.get_color() for text in texts] == ["white", "black"]
+    assert {text.get_gid() for text in texts} == {plotting.LITERAL}, "read against the cell in both schemes"
     signed = np.array([[-1.0, 0.0, 1.0]])  # RdBu_r: dark blue, near white, dark red
     texts = plotting.annotate_cells(diverging, plotting.heatmap(diverging, signed), signed, fmt="{:+.1f}")
     assert [text.get_color() for text in texts] == ["white", "black", "white"]
@@ -297,3 +299,103 @@ def test_span_axes_replaces_a_row_or_column_with_one_axes_over_the_same_area():
     with pytest.raises(ValueError, match="at least one axes"):
         plotting.span_axes([])
     plotting.plt.close(fig)
+
+
+# --- the SVG as the page shows it ---------------------------------------------------------
+
+SVG = "{http://www.w3.org/2000/svg}"
+# A figure with every kind of text and colour the page must adapt: title, labels with math,
+# legend, tick labels, a black line, a white label box, GREY, tiny text and a cell label.
+PAGE_SCRIPT = GOOD_SCRIPT.replace("""    ax.plot([0, 1], [0, 1])
+""", """    import numpy as np
+
+    ax.plot([0, 1], [0, 1], color="black", label="rising")
+    ax.plot([0, 1], [1, 0], color=plotting.GREY, label="falling")
+    ax.set_title("Two lines")
+    ax.set_xlabel(r"frequency $\\omega_r$ per position")
+    ax.text(0.5, 0.8, "boxed note", fontsize=6, bbox=dict(facecolor="white", edgecolor="none"))
+    ax.legend()
+    image = plotting.heatmap(ax.inset_axes([0.7, 0.1, 0.2, 0.2]), np.array([[0.0, 1.0]]), signed=False)
+    plotting.annotate_cells(image.axes, image, np.array([[0.0, 1.0]]))
+""")
+
+
+@pytest.fixture(scope="module")
+def page_figure(tmp_path_factory) -> ElementTree.Element:
+    """The root of the SVG that PAGE_SCRIPT saves as figure ``two-lines``."""
+    folder = tmp_path_factory.mktemp("page")
+    script = write_script(folder, "two-lines", PAGE_SCRIPT)
+    assert render.render([script], folder / "out") == []
+    return ElementTree.parse(folder / "out" / "two-lines.svg").getroot()
+
+
+def styles(element: ElementTree.Element) -> dict[str, str]:
+    return plotting._parse_style(element.get("style", ""))
+
+
+def test_figure_text_is_text_in_the_site_typeface(page_figure):
+    texts = [" ".join("".join(text.itertext()).split()) for text in page_figure.iter(f"{SVG}text")]
+    for words in ("Two lines", "rising", "falling", "boxed note", "0.0", "0.2"):
+        assert words in texts, f"{words!r} is not the text of a <text> element: {texts}"
+    # Math text arrives one glyph per <tspan>; it is joined into words in reading order.
+    assert "frequency ωr per position" in texts
+    assert page_figure.get("font-family") == plotting.SITE_FONT
+    assert not [e for e in page_figure.iter() if "font-family" in styles(e) or e.get("font-family") and e is not page_figure]
+    assert not [e for e in page_figure.iter() if e.get("id", "").startswith("DejaVu")], "no glyphs drawn as paths"
+
+
+def test_the_site_typeface_is_materials_system_font_stack():
+    """mkdocs.yml has ``font: false``: Material's text font is the fallback of --md-text-font-family."""
+    import material
+
+    css = "".join(path.read_text() for path in
+                  (pathlib.Path(material.__file__).parent / "templates" / "assets" / "stylesheets").glob("main.*.min.css"))
+    declared = re.search(r"--md-text-font-family:var\(--md-text-font,_\),([^;}]+)", css)
+    assert declared, "Material's stylesheet no longer declares --md-text-font-family as expected"
+    assert declared[1] == plotting.SITE_FONT.replace(", ", ",")
+
+
+def test_no_text_is_smaller_than_11_css_pixels_at_the_drawn_size(page_figure):
+    sizes = [float(styles(e)["font-size"].removesuffix("px")) for e in page_figure.iter() if "font-size" in styles(e)]
+    assert sizes and min(sizes) == pytest.approx(plotting.MIN_FONT_SIZE), "the 6 pt note and the subscript are raised"
+    _, _, width, _ = (float(v) for v in page_figure.get("viewBox").split())
+    assert min(sizes) * int(page_figure.get("width")) / width == pytest.approx(11)
+
+
+def test_black_white_and_grey_become_the_page_colours(page_figure):
+    """Outside literal artists no black, white or grey is left: the figure follows the page's scheme."""
+    assert page_figure.get("fill") == "currentColor", "text without a colour takes the page's text colour"
+    page = set(plotting.PAGE_COLOURS.values())
+    literal = {e for g in page_figure.iter() if g.get("class") == plotting.LITERAL for e in g.iter()}
+    used = {(key, value) for e in page_figure.iter() if e not in literal
+            for key, value in styles(e).items() if key in ("fill", "stroke")}
+    drawn = {value for _, value in used if value not in page and not value.startswith("url(")}
+    assert drawn and not drawn & {"#000000", "#ffffff", plotting.GREY}, drawn
+    assert {("stroke", "currentColor"), ("stroke", plotting.PAGE_COLOURS[plotting.GREY]),
+            ("fill", plotting.PAGE_COLOURS[plotting.BACKGROUND])} <= used, "line, grey line, white box"
+    # A cell label keeps its literal colour: it is read against the cell, not the page.
+    assert {styles(e).get("fill") for e in literal if e.tag == f"{SVG}text"} == {"#000000", "#ffffff"}
+
+
+def test_the_background_is_transparent_and_nothing_styles_the_page(page_figure):
+    _, _, width, height = (float(v) for v in page_figure.get("viewBox").split())
+    corners = f"M 0 {height:g}  L {width:g} {height:g}"
+    assert not [e for e in page_figure.iter() if e.get("d", "").startswith(corners)], "no figure background"
+    assert not [e for e in page_figure.iter() if e.tag in (f"{SVG}style", f"{SVG}metadata")]
+
+
+def test_ids_are_the_figures_own_and_every_reference_finds_one(page_figure):
+    ids = [e.get("id") for e in page_figure.iter() if e.get("id")]
+    assert ids and len(ids) == len(set(ids))
+    assert all(identifier.startswith("fig-two-lines-") for identifier in ids), ids
+    references = {m for e in page_figure.iter() for value in e.attrib.values()
+                  for m in re.findall(r"url\(#([^)]+)\)|^#(.+)$", value) for m in m if m}
+    assert references and references <= set(ids)
+    # Material's instant navigation assigns to every [href] of a page it swaps in, which an SVG
+    # element's plain href refuses: references stay xlink:href.
+    assert not [e for e in page_figure.iter() if "href" in e.attrib]
+
+
+def test_the_svg_has_an_accessible_name(page_figure):
+    assert page_figure.get("role") == "img"
+    assert page_figure.get("aria-label") == "One straight line rising from zero to one."

@@ -62,14 +62,6 @@ SITE_FONT = "-apple-system, BlinkMacSystemFont, Helvetica, Arial, sans-serif"
 #: follows the reader's colour scheme; the SVG opened on its own shows them as drawn).
 FOREGROUND = "#000000"
 BACKGROUND = "#ffffff"
-#: Named colours (Okabe-Ito, safe for the common colour-vision deficiencies). They read on
-#: the light and the dark page background.
-BLUE = "#0072B2"
-VERMILLION = "#D55E00"
-GREEN = "#009E73"
-PURPLE = "#CC79A7"
-ORANGE = "#E69F00"
-SKY = "#56B4E9"
 GREY = "#6b6b6b"
 #: What each colour standing for the page becomes in the SVG (style values, lower case).
 PAGE_COLOURS = {
@@ -80,9 +72,6 @@ PAGE_COLOURS = {
 #: The SVG group id (matplotlib's gid) that marks an artist drawn in literal colours; in the
 #: saved SVG it becomes a class of the same name.
 LITERAL = "posenc-literal"
-#: Sine channels are drawn in BLUE and cosine channels in VERMILLION on every figure.
-SINE = BLUE
-COSINE = VERMILLION
 #: Colormaps: sequential data and signed data (diverging, centred at zero by the caller).
 SEQUENTIAL = "viridis"
 DIVERGING = "RdBu_r"
@@ -507,7 +496,7 @@ def span_axes(axes: Any) -> Any:
 # 3:1 against white and against a dark slate page; orange and sky blue do only against the dark
 # one, so they go to things drawn thick or dense.
 _OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
-_BLUE, _VERMILLION, _GREEN, _PURPLE, _ORANGE, _SKY = _OKABE_ITO
+_BLUE, _VERMILLION, _GREEN, _PURPLE, _ORANGE, _SKY = _OKABE_ITO  # the palette's only definition
 _CONCEPT_COLOURS: dict[str, dict[Any, str]] = {
     # Model widths d, smallest first; 512 is always drawn dense, so it can take orange.
     "width": {8: _VERMILLION, 20: _BLUE, 50: _GREEN, 128: _PURPLE, 512: _ORANGE},

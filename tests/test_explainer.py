@@ -447,9 +447,9 @@ def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
     page.goto(base_url + PATH, wait_until="load")
     page.wait_for_load_state("networkidle")
     for name in FIGURES:
-        image = page.locator(f"#fig-{name} img")
-        assert image.is_visible(), name
-        assert image.evaluate("img => img.complete && img.naturalWidth > 0"), name
+        drawing = page.locator(f"#fig-{name} svg").first  # figures are inline SVG, drawn without scripts
+        assert drawing.is_visible(), name
+        assert drawing.evaluate("svg => svg.getBoundingClientRect().width > 0 && svg.querySelectorAll('text').length > 0"), name
     for step in STEPS:
         root = step_locator(page, step)
         assert root.get_attribute("data-live") is None

@@ -88,11 +88,11 @@ def test_every_figure_a_page_shows_has_a_script():
 
 
 def test_every_image_in_the_built_site_comes_from_a_script(site_dir):
+    """Figures are inline SVG (checked below); any <img> a page still has must be a figure too."""
     images = set()
     for page in site_dir.rglob("*.html"):
         for src in re.findall(r'<img [^>]*src="([^"]+)"', page.read_text()):
             images.add((page.parent / src).resolve())
-    assert images, "the built site shows no images"
     for image in images:
         where = image.relative_to(site_dir.resolve())
         assert where.parent == pathlib.Path("figures") and where.suffix == ".svg", f"image outside the figure pipeline: {where}"

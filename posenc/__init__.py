@@ -2,7 +2,9 @@
 
 The NumPy encodings live in :mod:`posenc.encodings` and the conventions of other libraries
 (fairseq's schedule and position ids, RoPE pairings and scaling, T5 buckets) in
-:mod:`posenc.conventions`; both are re-exported here. The SymPy
+:mod:`posenc.conventions`, and the pieces of long-context methods (critical dimension, YaRN's
+ramp and attention factor, LongRoPE, xPos, re-rotating cached keys, attention entropy) in
+:mod:`posenc.long_context`; all three are re-exported here. The SymPy
 derivation registry is :mod:`posenc.derivations` (run it with ``python -m posenc.verify``)
 and the figure helper is :mod:`posenc.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
@@ -35,6 +37,19 @@ from .conventions import (
     t5_relative_position_bucket,
     yarn_frequencies,
 )
+from .long_context import (
+    apply_xpos,
+    attention_entropy,
+    critical_dimension,
+    longrope_frequencies,
+    pair_index_at_turns,
+    rerotate_keys,
+    streaming_cache,
+    xpos_scales,
+    yarn_attention_factor,
+    yarn_correction_range,
+    yarn_ramp,
+)
 
 __version__ = "0.1.0"
 
@@ -43,6 +58,9 @@ __all__ = [
     "alibi_bias",
     "alibi_slopes",
     "apply_rope",
+    "apply_xpos",
+    "attention_entropy",
+    "critical_dimension",
     "dynamic_ntk_frequencies",
     "fairseq_embedding",
     "fairseq_position_ids",
@@ -50,6 +68,9 @@ __all__ = [
     "kernel",
     "linear_scaled_frequencies",
     "llama3_frequencies",
+    "longrope_frequencies",
+    "pair_index_at_turns",
+    "rerotate_keys",
     "rope",
     "rope_frequencies",
     "rope_permutation",
@@ -59,7 +80,12 @@ __all__ = [
     "sinusoidal",
     "sinusoidal_embedding",
     "squared_distance",
+    "streaming_cache",
     "t5_relative_position_bucket",
     "wavelengths",
+    "xpos_scales",
+    "yarn_attention_factor",
+    "yarn_correction_range",
     "yarn_frequencies",
+    "yarn_ramp",
 ]

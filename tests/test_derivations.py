@@ -44,6 +44,13 @@ REQUIRED_IDS = [
     "rope-sinusoidal-link",
     "alibi-slopes",
     "alibi-softmax-shift",
+    "rope-position-interpolation",
+    "rope-ntk-base",
+    "critical-dimension",
+    "yarn-ramp-ends",
+    "rope-rerotation",
+    "xpos-relative",
+    "entropy-equal-scores",
 ]
 
 

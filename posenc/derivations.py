@@ -1303,6 +1303,16 @@ def check_rope_ntk_base(rng: np.random.Generator) -> None:
 # re-rotating cached keys, xPos and the entropy of attention.
 
 
+training_length = sp.Symbol("L", positive=True)
+
+
+def wavelength_minus_exponential(critical: sp.Expr) -> sp.Expr:
+    """``lambda_r - L exp(2 ln b (r - critical) / d)``, logs expanded: zero exactly at the true r_c."""
+    wavelength = 2 * sp.pi / omega(r, d)
+    as_exponential = training_length * sp.exp(2 * sp.log(base) / d * (r - critical))
+    return sp.expand_log(sp.powsimp(sp.expand(wavelength - as_exponential), force=True), force=True).rewrite(sp.exp)
+
+
 @derivation(
     "critical-dimension",
     title="The pairs whose wavelength exceeds the training length lie past one index",
@@ -1319,13 +1329,9 @@ def check_rope_ntk_base(rng: np.random.Generator) -> None:
     scope=GENERAL,
 )
 def prove_critical_dimension() -> None:
-    length = sp.Symbol("L", positive=True)
-    wavelength = 2 * sp.pi / omega(r, d)
-    critical = d / 2 * sp.log(length / (2 * sp.pi)) / sp.log(base)
-    as_exponential = length * sp.exp(2 * sp.log(base) / d * (r - critical))
-    assert_equal(sp.expand_log(sp.powsimp(sp.expand(wavelength - as_exponential), force=True), force=True).rewrite(sp.exp), 0,
-                 "lambda_r = L exp(2 ln b (r - r_c) / d)")
-    assert_equal(wavelength.subs(r, critical), length, "the wavelength at r_c is L")
+    critical = d / 2 * sp.log(training_length / (2 * sp.pi)) / sp.log(base)
+    assert_equal(wavelength_minus_exponential(critical), 0, "lambda_r = L exp(2 ln b (r - r_c) / d)")
+    assert_equal((2 * sp.pi / omega(r, d)).subs(r, critical), training_length, "the wavelength at r_c is L")
     # b > 1 written as 1 + epsilon: the exponent's coefficient is positive, so exp(...) > 1 iff r > r_c.
     epsilon = sp.Symbol("epsilon", positive=True)
     if not (2 * sp.log(1 + epsilon) / d).is_positive:

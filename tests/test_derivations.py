@@ -118,6 +118,20 @@ def test_alibi_ratio_with_wrong_exponent_is_rejected() -> None:
         assert_equal(ratio, sp.Integer(2) ** (-4 / heads), "ratio 2^(-4/n)")
 
 
+def test_critical_dimension_with_d_in_place_of_half_d_is_rejected() -> None:
+    length, d, b = derivations.training_length, derivations.d, derivations.base
+    with pytest.raises(ProofFailure):
+        assert_equal(derivations.wavelength_minus_exponential(d * sp.log(length / (2 * sp.pi)) / sp.log(b)), 0,
+                     "r_c with d for d/2")
+
+
+def test_xpos_check_rejects_keys_scaled_like_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = posenc.apply_xpos
+    monkeypatch.setattr(posenc, "apply_xpos", lambda x, ids, *, keys=False, **options: real(x, ids, **options))
+    with pytest.raises(ProofFailure):
+        REGISTRY["xpos-relative"].check(np.random.default_rng(3))
+
+
 def test_numeric_check_rejects_a_wrong_library_function(monkeypatch: pytest.MonkeyPatch) -> None:
     def wrong_kernel(offset, width, *, base=posenc.DEFAULT_BASE):
         frequencies = posenc.frequencies(width, base=base)

@@ -131,22 +131,23 @@ test: all ## Run every test, browser tests included
 	$(call step,"running the tests")
 	$(PY) -m pytest
 
-# The comparison with the libraries themselves (torch CPU, transformers) has its own environment,
+# The comparison with the libraries themselves (torch CPU, transformers, torchscale's xPos) has its own environment,
 # so `make` and `make test` never need torch.
 PEERS_VENV := .venv-peers
 PEERS_PY := $(PEERS_VENV)/bin/python
 PEERS_STAMP := $(PEERS_VENV)/.installed
 
-$(PEERS_STAMP): requirements-peers.txt pyproject.toml
+$(PEERS_STAMP): requirements-peers.txt requirements-peers-nodeps.txt pyproject.toml
 	$(call step,"creating $(PEERS_VENV) from requirements-peers.txt")
 	$(PYTHON) -m venv $(PEERS_VENV)
 	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check -r requirements-peers.txt
+	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-peers-nodeps.txt
 	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	@touch $@
 
 .PHONY: test-peers
-test-peers: $(PEERS_STAMP) ## Compare posenc with torch and transformers (in .venv-peers)
-	$(call step,"comparing posenc with torch and transformers")
+test-peers: $(PEERS_STAMP) ## Compare posenc with torch, transformers and torchscale (in .venv-peers)
+	$(call step,"comparing posenc with torch and transformers and torchscale")
 	$(PEERS_PY) -m pytest tests/peers
 
 bench: all ## Print build, render, explainer and precision timings (figures, not pass/fail)

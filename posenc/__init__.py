@@ -2,8 +2,11 @@
 
 The NumPy encodings live in :mod:`posenc.encodings` and the conventions of other libraries
 (fairseq's schedule and position ids, RoPE pairings and scaling, T5 buckets) in
-:mod:`posenc.conventions`, and the relative schemes (Shaw, Transformer-XL, T5, DeBERTa,
-symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`; all are re-exported here. The SymPy
+:mod:`posenc.conventions`, the relative schemes (Shaw, Transformer-XL, T5, DeBERTa,
+symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`, and the pieces of
+long-context methods (critical dimension, YaRN's ramp and attention factor, LongRoPE, xPos,
+re-rotating cached keys, attention entropy) in :mod:`posenc.long_context`; all are
+re-exported here. The SymPy
 derivation registry is :mod:`posenc.derivations` (run it with ``python -m posenc.verify``)
 and the figure helper is :mod:`posenc.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
@@ -52,6 +55,19 @@ from .relative import (
     t5_bias,
     transformer_xl_terms,
 )
+from .long_context import (
+    apply_xpos,
+    attention_entropy,
+    critical_dimension,
+    longrope_frequencies,
+    pair_index_at_turns,
+    rerotate_keys,
+    streaming_cache,
+    xpos_scales,
+    yarn_attention_factor,
+    yarn_correction_range,
+    yarn_ramp,
+)
 
 __version__ = "0.1.0"
 
@@ -67,6 +83,9 @@ __all__ = [
     "cope_positions",
     "deberta_log_bucket",
     "deberta_relative_positions",
+    "apply_xpos",
+    "attention_entropy",
+    "critical_dimension",
     "dynamic_ntk_frequencies",
     "fairseq_embedding",
     "fairseq_position_ids",
@@ -76,6 +95,9 @@ __all__ = [
     "kerple_bias",
     "linear_scaled_frequencies",
     "llama3_frequencies",
+    "longrope_frequencies",
+    "pair_index_at_turns",
+    "rerotate_keys",
     "rope",
     "rope_frequencies",
     "rope_permutation",
@@ -89,8 +111,13 @@ __all__ = [
     "sinusoidal_embedding",
     "squared_distance",
     "t5_bias",
+    "streaming_cache",
     "t5_relative_position_bucket",
     "transformer_xl_terms",
     "wavelengths",
+    "xpos_scales",
+    "yarn_attention_factor",
+    "yarn_correction_range",
     "yarn_frequencies",
+    "yarn_ramp",
 ]

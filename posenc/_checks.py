@@ -243,17 +243,21 @@ def real_array(name: str, value: Any, *, ndim: int, what: str = "") -> np.ndarra
     return array
 
 
-def vectors(value: Any, ids: np.ndarray) -> np.ndarray:
-    """``x`` of RoPE: a real array of shape (..., n, d), d >= 1, with one position id per row."""
+def vectors(
+    value: Any, ids: np.ndarray, *, name: str = "x", ids_name: str = "position_ids", item: str = "id"
+) -> np.ndarray:
+    """``x`` of RoPE: a real array of shape (..., n, d), d >= 1, with one position id (or offset) per row."""
     array = np.asarray(value)
     if not _is_real(array):
-        raise TypeError(f"x must be a real array, got dtype {array.dtype}")
+        raise TypeError(f"{name} must be a real array, got dtype {array.dtype}")
     if array.ndim < 2:
-        raise ValueError(f"x must have shape (..., n, d) with at least 2 axes, got shape {array.shape}")
+        raise ValueError(f"{name} must have shape (..., n, d) with at least 2 axes, got shape {array.shape}")
     if array.shape[-1] == 0:
-        raise ValueError("x's last axis must not be empty")
-    if ids.size != array.shape[-2]:
-        raise ValueError(f"position_ids must have one id per row of x: got {ids.size} ids for {array.shape[-2]} rows")
+        raise ValueError(f"{name}'s last axis must not be empty")
+    if ids.ndim != 1 or ids.size != array.shape[-2]:
+        raise ValueError(
+            f"{ids_name} must have one {item} per row of {name}: got {ids.size} {item}s for {array.shape[-2]} rows"
+        )
     return array
 
 
@@ -330,4 +334,36 @@ def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarra
         raise ValueError(f"{name} must have shape ({pairs},) (one per rotated pair), got shape {array.shape}")
     if not np.all(np.isfinite(array)) or np.any(array < 0):
         raise ValueError(f"{name} must be finite and >= 0")
+    return array
+
+
+# ---------------------------------------------------------------------------------------
+# Arguments of posenc.long_context
+
+
+def pair_factors(name: str, value: Any, pairs: int) -> np.ndarray:
+    """One finite rescale factor > 0 per rotated pair (LongRoPE's short and long factors), as float64."""
+    array = np.asarray(value)
+    if not _is_real(array):
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if array.shape != (pairs,):
+        raise ValueError(f"{name} must have shape ({pairs},) (one factor per rotated pair), got shape {array.shape}")
+    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+        raise ValueError(f"{name} must be finite and > 0 (each divides a pair's frequency)")
+    return array
+
+
+def attention_scores(value: Any) -> np.ndarray:
+    """Attention scores with the keys on the last axis: real, finite or -inf (masked), as float64."""
+    array = np.asarray(value)
+    if not _is_real(array):
+        raise TypeError(f"scores must be a real array, got dtype {array.dtype}")
+    if array.ndim < 1 or array.shape[-1] == 0:
+        raise ValueError(f"scores must have a non-empty last axis (the keys), got shape {array.shape}")
+    array = array.astype(np.float64)
+    if np.any(np.isnan(array)) or np.any(array == np.inf):
+        raise ValueError("scores must be finite or -inf (a masked key), got NaN or +inf")
+    if np.any(np.max(array, axis=-1) == -np.inf):
+        raise ValueError("scores must have at least one finite score in every row (a row of -inf has no softmax)")
     return array

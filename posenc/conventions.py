@@ -34,7 +34,7 @@ from . import _checks, _precision
 #: The paper's frequency base, the default of every function in posenc.
 DEFAULT_BASE = 10000.0
 SCHEDULES = ("paper", "fairseq")
-ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3")
+ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
 
 # ---------------------------------------------------------------------------------------
 # Sinusoidal: schedules, fairseq's embedding and its position ids
@@ -220,6 +220,17 @@ def apply_rope(
     sin, cos = _precision.sincos(ids, turns)
     if attention_factor != 1.0:
         sin, cos = sin * attention_factor, cos * attention_factor
+    return rotate_pairs(values, sin, cos, rotary_dim, layout)
+
+
+def rotate_pairs(values: np.ndarray, sin: np.ndarray, cos: np.ndarray, rotary_dim: int, layout: str) -> np.ndarray:
+    """Rotate the pairs of the first ``rotary_dim`` channels of ``values`` by the given sines and cosines.
+
+    ``sin`` and ``cos`` have shape ``(n, rotary_dim // 2)``, one row per row of ``values``
+    (``(..., n, d)``); the other channels pass through. The one rotation of posenc, shared by
+    ``apply_rope`` and ``posenc.long_context.rerotate_keys``. Arguments are already checked.
+    """
+    half = rotary_dim // 2
     values = values.astype(np.result_type(values.dtype, np.float64))
     out = values.copy()
     rotated = values[..., :rotary_dim]
@@ -308,8 +319,10 @@ def yarn_frequencies(
     ``factor`` (interpolation) above it, and blends linearly inside it. The range runs from
     the pair index at which ``original_max_position_embeddings`` tokens make ``beta_fast``
     rotations to the one where they make ``beta_slow``, ``dim * ln(L / (2 pi beta)) / (2 ln
-    base)``, floored and ceiled when ``truncate``, clipped to [0, dim - 1]. The attention
-    factor (multiplying cos and sin) is ``0.1 ln(factor) + 1`` for factor > 1, else 1, or
+    base)``, floored and ceiled when ``truncate``, clipped to [0, dim - 1]
+    (``posenc.long_context.yarn_ramp`` gives each pair's blend). The attention factor
+    (multiplying cos and sin) is ``posenc.long_context.yarn_attention_factor``:
+    ``0.1 ln(factor) + 1`` for factor > 1, else 1, or
     ``mscale(factor, mscale) / mscale(factor, mscale_all_dim)`` when both are given, unless
     ``attention_factor`` is given. Returns ``(inv_freq, attention_factor)``.
     """
@@ -320,46 +333,17 @@ def yarn_frequencies(
     beta_fast = _checks.real("beta_fast", beta_fast, minimum=0.0, strict=True)
     beta_slow = _checks.real("beta_slow", beta_slow, minimum=0.0, strict=True)
     truncate = _checks.boolean("truncate", truncate)
-
-    def mscale_of(scale: float, coefficient: float = 1.0) -> float:
-        return 1.0 if scale <= 1 else 0.1 * coefficient * math.log(scale) + 1.0
-
     if attention_factor is not None:
         attention_factor = _checks.real("attention_factor", attention_factor)
     else:
-        if mscale is not None:
-            mscale = _checks.real("mscale", mscale)
-        if mscale_all_dim is not None:
-            mscale_all_dim = _checks.real("mscale_all_dim", mscale_all_dim)
-        if mscale and mscale_all_dim:
-            denominator = mscale_of(factor, mscale_all_dim)
-            if denominator == 0:
-                raise ValueError(
-                    f"mscale_all_dim must not make its scale 0.1 * mscale_all_dim * ln(factor) + 1 zero "
-                    f"(the attention factor divides by it), got mscale_all_dim {mscale_all_dim:g} with factor {factor:g}"
-                )
-            attention_factor = mscale_of(factor, mscale) / denominator
-            if not math.isfinite(attention_factor):
-                raise ValueError(
-                    f"mscale and mscale_all_dim must give a finite attention factor, got mscale {mscale:g}, "
-                    f"mscale_all_dim {mscale_all_dim:g} with factor {factor:g}"
-                )
-        else:
-            attention_factor = mscale_of(factor)
-
-    def correction_dim(rotations: float) -> float:
-        return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, dim - 1)
-    if low == high:
-        high += 0.001  # as transformers: avoids dividing by zero
-    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+        attention_factor = long_context.yarn_attention_factor(factor, mscale=mscale, mscale_all_dim=mscale_all_dim)
+    ramp = long_context.yarn_ramp(
+        dim, base=base, original_max_position_embeddings=original, beta_fast=beta_fast, beta_slow=beta_slow,
+        truncate=truncate,
+    )
     extrapolation = rope_frequencies(dim, base=base)
     interpolation = extrapolation / factor
-    keep = 1.0 - ramp  # weight of the unscaled frequency
+    keep = 1.0 - ramp  # weight of the unscaled frequency, as transformers blends them
     return interpolation * (1.0 - keep) + extrapolation * keep, float(attention_factor)
 
 
@@ -406,6 +390,7 @@ _SCALING_KEYS = {
         "attention_factor", "mscale", "mscale_all_dim",
     },
     "llama3": {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
+    "longrope": {"factor", "short_factor", "long_factor", "original_max_position_embeddings", "attention_factor"},
 }
 
 
@@ -420,10 +405,10 @@ def rope_scaling_frequencies(
     """Inverse frequencies and attention factor for a Hugging Face ``rope_scaling`` dict.
 
     ``rope_scaling`` is None or a mapping with ``"rope_type"`` (or the older ``"type"``) in
-    "default", "linear", "dynamic", "yarn", "llama3" and that variant's keys; ``"rope_theta"``
-    in it is used as ``base`` when ``base`` is not given (default 10000).
-    ``max_position_embeddings`` and ``seq_len`` are used by "dynamic" only.
-    Returns ``(inv_freq, attention_factor)``; the factor is 1 except for YaRN.
+    "default", "linear", "dynamic", "yarn", "llama3", "longrope" and that variant's keys;
+    ``"rope_theta"`` in it is used as ``base`` when ``base`` is not given (default 10000).
+    ``max_position_embeddings`` and ``seq_len`` are used by "dynamic" and "longrope" only.
+    Returns ``(inv_freq, attention_factor)``; the factor is 1 except for YaRN and LongRoPE.
 
     >>> inv, factor = rope_scaling_frequencies(8, {"rope_type": "linear", "factor": 4.0})
     >>> inv.tolist(), factor
@@ -448,7 +433,8 @@ def rope_scaling_frequencies(
     if unknown:
         raise ValueError(f"rope_scaling has keys that {kind!r} does not use: {', '.join(unknown)}")
     required = {"linear": ["factor"], "dynamic": ["factor"], "yarn": ["factor", "original_max_position_embeddings"],
-                "llama3": sorted(_SCALING_KEYS["llama3"])}.get(kind, [])
+                "llama3": sorted(_SCALING_KEYS["llama3"]),
+                "longrope": ["long_factor", "original_max_position_embeddings", "short_factor"]}.get(kind, [])
     missing = [key for key in required if key not in params]
     if missing:
         raise ValueError(f"rope_scaling of type {kind!r} needs {', '.join(missing)}")
@@ -465,6 +451,11 @@ def rope_scaling_frequencies(
     if kind == "yarn":
         params = {key: value for key, value in params.items() if value is not None}
         return yarn_frequencies(dim, base=base, **params)
+    if kind == "longrope":
+        params = {key: value for key, value in params.items() if value is not None}
+        return long_context.longrope_frequencies(
+            dim, base=base, max_position_embeddings=max_position_embeddings, seq_len=seq_len, **params
+        )
     return llama3_frequencies(dim, base=base, **params), 1.0
 
 
@@ -518,3 +509,8 @@ def t5_relative_position_bucket(
     large = np.minimum(max_exact + np.where(distance < max_exact, 0, scaled).astype(np.int64), buckets - 1)
     result += np.where(distance < max_exact, distance, large)
     return int(result) if result.ndim == 0 else result
+
+
+# Imported last: posenc.long_context builds on this module (rope_frequencies, rotate_pairs) and
+# yarn_frequencies above is built from its YaRN pieces; by now every name it needs here exists.
+from . import long_context  # noqa: E402

@@ -44,6 +44,19 @@ REQUIRED_IDS = [
     "rope-sinusoidal-link",
     "alibi-slopes",
     "alibi-softmax-shift",
+    "rope-position-interpolation",
+    "rope-ntk-base",
+    "transformer-xl-terms",
+    "transformer-xl-from-expansion",
+    "t5-bucket-monotone",
+    "deberta-bucket-symmetry",
+    "nope-causal-signal",
+    "alibi-symmetric",
+    "critical-dimension",
+    "yarn-ramp-ends",
+    "rope-rerotation",
+    "xpos-relative",
+    "entropy-equal-scores",
 ]
 
 
@@ -109,6 +122,20 @@ def test_alibi_ratio_with_wrong_exponent_is_rejected() -> None:
     ratio = sp.powsimp(2 ** (-8 * (head + 1) / heads) / 2 ** (-8 * head / heads), force=True)
     with pytest.raises(ProofFailure):
         assert_equal(ratio, sp.Integer(2) ** (-4 / heads), "ratio 2^(-4/n)")
+
+
+def test_critical_dimension_with_d_in_place_of_half_d_is_rejected() -> None:
+    length, d, b = derivations.training_length, derivations.d, derivations.base
+    with pytest.raises(ProofFailure):
+        assert_equal(derivations.wavelength_minus_exponential(d * sp.log(length / (2 * sp.pi)) / sp.log(b)), 0,
+                     "r_c with d for d/2")
+
+
+def test_xpos_check_rejects_keys_scaled_like_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = posenc.apply_xpos
+    monkeypatch.setattr(posenc, "apply_xpos", lambda x, ids, *, keys=False, **options: real(x, ids, **options))
+    with pytest.raises(ProofFailure):
+        REGISTRY["xpos-relative"].check(np.random.default_rng(3))
 
 
 def test_numeric_check_rejects_a_wrong_library_function(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,8 +1,9 @@
-"""posenc against the real libraries (torch CPU and Hugging Face transformers).
+"""posenc against the real libraries (torch CPU, Hugging Face transformers, torchscale's xPos).
 
-Run by `make test-peers` in its own environment, .venv-peers (requirements-peers.txt); the main
-`make test` does not collect this folder. Everything is built from small configs in code: no
-weights, no hub files, no network (the hub is switched off before transformers is imported).
+Run by `make test-peers` in its own environment, .venv-peers (requirements-peers.txt and
+requirements-peers-nodeps.txt); the main `make test` does not collect this folder. Everything is
+built from small configs in code: no weights, no hub files, no network (the hub is switched off
+before transformers is imported).
 """
 
 from __future__ import annotations

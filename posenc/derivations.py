@@ -1418,8 +1418,8 @@ def t5_distance_bucket(n: sp.Expr, exact: sp.Expr, span: sp.Expr, buckets: sp.Ex
     "t5-bucket-monotone",
     title="T5's bucket never decreases with distance and saturates at max_distance",
     statement=(
-        r"f(n) = \begin{cases} n & n < m \\ \min\!\Big(B - 1,\ m + \Big\lfloor \dfrac{\log(n/m)}{\log(D/m)}\,(B - m) \Big\rfloor\Big) & n \ge m \end{cases}"
-        r"\quad\Longrightarrow\quad f(n + 1) \ge f(n), \qquad f(n) = B - 1 \text{ for } n \ge D"
+        r"\begin{gathered} f(n) = \begin{cases} n & n < m \\ \min\!\Big(B - 1,\ m + \Big\lfloor \dfrac{\log(n/m)}{\log(D/m)}\,(B - m) \Big\rfloor\Big) & n \ge m \end{cases} \\"
+        r" \Longrightarrow\quad f(n + 1) \ge f(n), \qquad f(n) = B - 1 \text{ for } n \ge D \end{gathered}"
     ),
     summary="With B buckets for one direction, m = B/2 exact ones and max_distance D > m, the bucket of a distance is non-decreasing in the distance, and every distance from D on falls in the last bucket.",
     assumptions=(r"$n \ge 0$ an integer distance (for bidirectional T5, $n = |j - i|$ within each half)", r"$B \ge 2$ buckets, $m = \lfloor B/2 \rfloor \ge 1$, $D > m$", "exact arithmetic; posenc evaluates T5's float32 steps, checked numerically"),
@@ -1460,8 +1460,8 @@ def check_t5_bucket_monotone(rng: np.random.Generator) -> None:
     "deberta-bucket-symmetry",
     title="DeBERTa's log buckets are odd in the relative position",
     statement=(
-        r"\beta(r) = \begin{cases} r & |r| \le m \\ \operatorname{sign}(r)\Big(m + \Big\lceil \dfrac{\log(|r|/m)}{\log((P - 1)/m)}\,(m - 1)\Big\rceil\Big) & |r| > m \end{cases}"
-        r"\quad\Longrightarrow\quad \beta(-r) = -\beta(r)"
+        r"\begin{gathered} \beta(r) = \begin{cases} r & |r| \le m \\ \operatorname{sign}(r)\Big(m + \Big\lceil \dfrac{\log(|r|/m)}{\log((P - 1)/m)}\,(m - 1)\Big\rceil\Big) & |r| > m \end{cases} \\"
+        r" \Longrightarrow\quad \beta(-r) = -\beta(r) \end{gathered}"
     ),
     summary="A key r positions before the query gets the negative of the bucket of a key r positions after it, because the bucket depends on r only through |r| and its sign.",
     assumptions=(r"$r$ an integer relative position (query minus key)", r"$m = \lfloor \text{bucket\_size}/2 \rfloor$, $P$ = max_position", r"the logarithmic part written as any function $h(|r|)$"),
@@ -1496,8 +1496,8 @@ def check_deberta_bucket_symmetry(rng: np.random.Generator) -> None:
     "nope-causal-signal",
     title="Causal attention with no position encoding can still output its position",
     statement=(
-        r"a_{ts} = c \ (s \le t), \quad v_0 = \mu, \ v_s = 0 \ (s \ge 1)"
-        r" \quad\Longrightarrow\quad o_t = \sum_{s=0}^{t} \operatorname{softmax}_{s \le t}(a_{ts})\, v_s = \frac{\mu}{t + 1}"
+        r"\begin{gathered} a_{ts} = c \ (s \le t), \quad v_0 = \mu, \ v_s = 0 \ (s \ge 1) \\"
+        r" \Longrightarrow\quad o_t = \sum_{s=0}^{t} \operatorname{softmax}_{s \le t}(a_{ts})\, v_s = \frac{\mu}{t + 1} \end{gathered}"
     ),
     summary="If a causal head gives every visible key the same score and only the first token (a marker such as a beginning-of-sequence token) has a non-zero value, the output at position t is the marker's value divided by t + 1, which differs at every position.",
     assumptions=(r"$t \ge 0$ the query position, keys $s = 0, \ldots, t$ visible (causal mask)", r"any equal score $c$ for the visible keys, as with zero queries", r"$v_s$ the values; the marker at $s = 0$ has value $\mu \ne 0$"),

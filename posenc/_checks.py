@@ -324,14 +324,20 @@ def rotary_dim(value: Any, channels: int, channels_name: str) -> int:
     return value
 
 
-def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarray:
-    """One finite, non-negative angular frequency per rotated pair, as float64."""
+def _per_pair(name: str, value: Any, pairs: int, what: str) -> np.ndarray:
+    """A real array with one entry per rotated pair (``what`` says what an entry is), as float64."""
     array = np.asarray(value)
     if not _is_real(array):
         raise TypeError(f"{name} must be an array of real numbers, got dtype {array.dtype}")
     array = array.astype(np.float64)
     if array.shape != (pairs,):
-        raise ValueError(f"{name} must have shape ({pairs},) (one per rotated pair), got shape {array.shape}")
+        raise ValueError(f"{name} must have shape ({pairs},) ({what}), got shape {array.shape}")
+    return array
+
+
+def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarray:
+    """One finite, non-negative angular frequency per rotated pair, as float64."""
+    array = _per_pair(name, value, pairs, "one per rotated pair")
     if not np.all(np.isfinite(array)) or np.any(array < 0):
         raise ValueError(f"{name} must be finite and >= 0")
     return array
@@ -343,12 +349,7 @@ def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarra
 
 def pair_factors(name: str, value: Any, pairs: int) -> np.ndarray:
     """One finite rescale factor > 0 per rotated pair (LongRoPE's short and long factors), as float64."""
-    array = np.asarray(value)
-    if not _is_real(array):
-        raise TypeError(f"{name} must be an array of real numbers, got dtype {array.dtype}")
-    array = array.astype(np.float64)
-    if array.shape != (pairs,):
-        raise ValueError(f"{name} must have shape ({pairs},) (one factor per rotated pair), got shape {array.shape}")
+    array = _per_pair(name, value, pairs, "one factor per rotated pair")
     if not np.all(np.isfinite(array)) or np.any(array <= 0):
         raise ValueError(f"{name} must be finite and > 0 (each divides a pair's frequency)")
     return array

@@ -210,6 +210,21 @@ def apply_rope(
     base = _checks.base(base)
     layout = _checks.layout(layout)
     attention_factor = _checks.real("attention_factor", attention_factor)
+    sin, cos = rope_sincos(ids, rotary_dim, base, inv_freq)
+    if attention_factor != 1.0:
+        sin, cos = sin * attention_factor, cos * attention_factor
+    return rotate_pairs(values, sin, cos, rotary_dim, layout)
+
+
+def rope_sincos(
+    ids: np.ndarray, rotary_dim: int, base: float, inv_freq: ArrayLike | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sines and cosines of RoPE's phases ``ids[j] * inv_freq[r]``, shape ``(n, rotary_dim // 2)``.
+
+    ``inv_freq`` defaults to ``base ** (-2r / rotary_dim)``; given, it is checked here, with the
+    phase limit. The phases are reduced exactly (``posenc._precision``). Shared by ``apply_rope``
+    and ``posenc.long_context.rerotate_keys``; ``ids``, ``rotary_dim`` and ``base`` are already checked.
+    """
     half = rotary_dim // 2
     if inv_freq is None:
         turns = _precision.power_turns(base, 2, rotary_dim, half)
@@ -217,10 +232,7 @@ def apply_rope(
         frequencies = _checks.frequency_array(inv_freq, half)
         _checks.phases(ids, frequencies, "inv_freq")
         turns = _precision.value_turns(frequencies)
-    sin, cos = _precision.sincos(ids, turns)
-    if attention_factor != 1.0:
-        sin, cos = sin * attention_factor, cos * attention_factor
-    return rotate_pairs(values, sin, cos, rotary_dim, layout)
+    return _precision.sincos(ids, turns)
 
 
 def rotate_pairs(values: np.ndarray, sin: np.ndarray, cos: np.ndarray, rotary_dim: int, layout: str) -> np.ndarray:

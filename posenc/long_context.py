@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 
 # conventions imports this module at its end (yarn_frequencies is built from the YaRN pieces
 # here), once everything this module takes from it is defined.
-from . import _checks, _precision, conventions
+from . import _checks, conventions
 from .conventions import DEFAULT_BASE
 
 #: xPos's default ``gamma`` (torchscale's 0.4) and ``scale_base`` (512).
@@ -299,14 +299,7 @@ def rerotate_keys(
     rotary_dim = _checks.rotary_dim(rotary_dim, values.shape[-1], "keys' last axis")
     base = _checks.base(base)
     layout = _checks.layout(layout)
-    half = rotary_dim // 2
-    if inv_freq is None:
-        turns = _precision.power_turns(base, 2, rotary_dim, half)
-    else:
-        frequencies = _checks.frequency_array(inv_freq, half)
-        _checks.phases(moves, frequencies, "inv_freq")
-        turns = _precision.value_turns(frequencies)
-    sin, cos = _precision.sincos(moves, turns)
+    sin, cos = conventions.rope_sincos(moves, rotary_dim, base, inv_freq)
     return conventions.rotate_pairs(values, sin, cos, rotary_dim, layout)
 
 

@@ -29,7 +29,7 @@ MODULE = ROOT / "docs" / "javascripts" / "explainer-math.js"
 PAGE = ROOT / "docs" / "explainer.md"
 TOLERANCE = 1e-12
 
-# The numbers the issue names for the starting positions: a check on the reference itself, on
+# The numbers the page states for the starting positions: a check on the reference itself, on
 # the module's data and on the page's starting controls.
 STARTING_READOUTS = {
     "order": {"scores": "0.68 0.26 0.52 0.26 0.82 0.59 0.52 0.59 0.61"},

@@ -324,12 +324,14 @@ RELATIVE_DERIVATIONS = [
 
 @pytest.mark.parametrize("derivation_id", RELATIVE_DERIVATIONS)
 def test_relative_derivation_is_registered_general_and_proved(derivation_id):
-    from posenc import verify
+    # tests/test_derivations.py runs every required proof once; here only that these six are
+    # among them and claim general scope.
     from posenc.registry import GENERAL, REGISTRY
+    from test_derivations import REQUIRED_IDS
 
     entry = REGISTRY[derivation_id]
     assert entry.scope == GENERAL and entry.check is not None
-    assert verify.run(entry) is None
+    assert derivation_id in REQUIRED_IDS
 
 
 def test_nope_check_rejects_a_signal_that_ignores_the_first_key(monkeypatch):

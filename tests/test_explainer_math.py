@@ -46,17 +46,18 @@ STARTING_READOUTS = {
 
 
 class _Controls(html.parser.HTMLParser):
-    """Collects the controls of every ``data-step`` element, in page order."""
+    """Collects the controls of every element carrying ``root`` (an attribute), in page order."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: str = "data-step") -> None:
         super().__init__()
         self.steps: dict[str, dict] = {}
         self._step: str | None = None
+        self._root = root
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if "data-step" in a:
-            self._step = a["data-step"]
+        if self._root in a:
+            self._step = a[self._root]
             self.steps[self._step] = {"sliders": {}, "choices": {}, "initial": {}}
         elif "data-param" in a and self._step is not None:
             step, name = self.steps[self._step], a["data-param"]
@@ -107,12 +108,12 @@ process.stdin.on("end", () => {
 """
 
 
-def run_node(evaluate: str, argument=None):
-    """``evaluate`` (a JavaScript function of the module and ``argument``) run in one Node process."""
+def run_node(evaluate: str, argument=None, module: pathlib.Path = MODULE):
+    """``evaluate`` (a JavaScript function of ``module`` and ``argument``) run in one Node process."""
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is not on PATH (Node.js is a build prerequisite: see README.md)")
-    result = subprocess.run([node, "-e", NODE_DRIVER % evaluate, str(MODULE)], input=json.dumps(argument),
+    result = subprocess.run([node, "-e", NODE_DRIVER % evaluate, str(module)], input=json.dumps(argument),
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)

@@ -389,7 +389,9 @@
     for (const root of document.querySelectorAll("[data-step]")) wire(root);
   }
 
-  window.posencExplainer = Object.freeze({ init });
+  // The SVG helpers are shared with the long-context panel (long-context.js, loaded after this file).
+  const drawing = Object.freeze({ svgElement, svgText, newCanvas, axes, polylinePoints });
+  window.posencExplainer = Object.freeze({ init, drawing });
 
   // Material's document$ emits on the first load and after every instant navigation.
   if (window.document$ && typeof window.document$.subscribe === "function") {

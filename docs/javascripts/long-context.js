@@ -1,0 +1,150 @@
+/* The page code of the long-context panel (the page /long-context/, element [data-panel="long-context"]).
+ *
+ * mkdocs.yml loads this file on every page, because Material's instant navigation swaps pages
+ * without running page scripts again; on a page without the panel it does nothing. On the
+ * page it reads the controls ([data-param]), writes the readouts ([data-readout]), fills the
+ * table of selected pairs and draws each pair's slow-down.
+ *
+ * Every number comes from long-context-math.js (window.posencLongContextMath), which
+ * tests/test_long_context_math.py holds to posenc in Node; tests/test_long_context_panel.py
+ * drives the panel in headless Chromium. The SVG helpers are the explainer's (explainer.js).
+ * Without scripts the panel stays hidden (explainer.css) and the static figure above it stands.
+ */
+(function () {
+  "use strict";
+
+  if (window.posencLongContext) return; // a second copy of the script changes nothing
+
+  const math = window.posencLongContextMath;
+  const { svgElement, svgText, newCanvas, axes, polylinePoints } = window.posencExplainer.drawing;
+  const TABLE_COLUMNS = ["pair", "turns", "slowdown", "targetTurns"];
+
+  /** Each pair's slow-down omega / omega' on a log2 axis, the critical dimension and the scale marked. */
+  function buildDrawing(container) {
+    const box = { left: 46, top: 14, width: 360, height: 170 };
+    const svg = newCanvas(container, box.left + box.width + 10, box.top + box.height + 40);
+    let frame = null;
+    const pairs = math.frequencies().map((_, r) => r);
+    return (params) => {
+      const setting = math.setting(params);
+      const omega = math.frequencies();
+      const scaled = math.scaled(setting).frequencies;
+      const slowdowns = omega.map((w, r) => Math.log2(w / scaled[r]));
+      // The axis reaches the next whole power of two above the largest slow-down (at least 2).
+      const top = Math.max(1, Math.ceil(Math.max(...slowdowns) - 1e-9));
+      const step = Math.ceil(top / 6);
+      const ticks = [];
+      for (let k = 0; k <= top; k += step) ticks.push(k);
+      if (frame) frame.remove();
+      frame = svgElement("g", {}, svg);
+      const { sx, sy } = axes(frame, box, [0, pairs.length - 1], [0, top], {
+        xTicks: [0, 16, 32, 48, 63], xLabel: "pair index r", yLabel: "divided by",
+      });
+      // The y ticks read as the factor itself (1, 2, 4, ...), not its logarithm.
+      const yTicks = svgElement("g", { class: "posenc-svg__axes" }, frame);
+      for (const k of ticks) {
+        svgElement("line", { x1: box.left - 4, x2: box.left, y1: sy(k), y2: sy(k) }, yTicks);
+        svgText(yTicks, box.left - 7, sy(k) + 4, String(2 ** k), { "text-anchor": "end" });
+      }
+      const critical = math.criticalDimension(math.DIM, setting.training);
+      if (critical >= 0 && critical <= pairs.length - 1) {
+        svgElement("line", { x1: sx(critical), x2: sx(critical), y1: box.top, y2: box.top + box.height, class: "posenc-svg__guide" }, frame);
+        svgText(frame, sx(critical) - 4, box.top + 12, "r_c", { "text-anchor": "end", class: "posenc-svg__muted" });
+      }
+      if (setting.scale > 1) {
+        const level = Math.log2(setting.scale);
+        svgElement("line", { x1: box.left, x2: box.left + box.width, y1: sy(level), y2: sy(level), class: "posenc-svg__guide" }, frame);
+        svgText(frame, box.left + 4, sy(level) - 4, `s = ${setting.scale}`, { class: "posenc-svg__muted" });
+      }
+      svgElement("polyline", { points: polylinePoints(pairs, slowdowns, sx, sy), class: "posenc-svg__curve posenc-svg__blue" }, frame);
+    };
+  }
+
+  const wired = new WeakSet();
+
+  function readParams(root) {
+    const params = {};
+    for (const control of root.querySelectorAll("[data-param]")) {
+      const name = control.dataset.param;
+      if (control.tagName === "INPUT") params[name] = Number(control.value);
+      else if (control.getAttribute("aria-pressed") === "true") params[name] = control.dataset.value;
+    }
+    return params;
+  }
+
+  function buildTable(body) {
+    const cells = math.TABLE_PAIRS.map(() => {
+      const row = document.createElement("tr");
+      const out = {};
+      for (const column of TABLE_COLUMNS) {
+        const cell = document.createElement(column === "pair" ? "th" : "td");
+        if (column === "pair") cell.scope = "row";
+        cell.dataset.cell = column;
+        row.appendChild(cell);
+        out[column] = cell;
+      }
+      body.appendChild(row);
+      return out;
+    });
+    return (params) => {
+      math.table(params).forEach((values, k) => {
+        for (const column of TABLE_COLUMNS) cells[k][column].textContent = values[column];
+      });
+    };
+  }
+
+  function wire(root) {
+    if (wired.has(root)) return;
+    wired.add(root);
+    const container = root.querySelector("[data-drawing]");
+    const draw = container ? buildDrawing(container) : () => {};
+    const body = root.querySelector("[data-table]");
+    const fill = body ? buildTable(body) : () => {};
+
+    function render() {
+      const params = readParams(root);
+      const values = math.readouts(params);
+      // Always written, even when unchanged: one input, one write per readout.
+      for (const node of root.querySelectorAll("[data-readout]")) node.textContent = values[node.dataset.readout];
+      const described = math.valueTexts(params);
+      for (const input of root.querySelectorAll("input[data-param]")) {
+        const text = described[input.dataset.param];
+        input.setAttribute("aria-valuetext", text);
+        for (const node of root.querySelectorAll(`[data-value-of="${input.dataset.param}"]`)) node.textContent = text;
+      }
+      fill(params);
+      draw(params);
+    }
+
+    root.addEventListener("input", (event) => {
+      if (event.target.matches("input[data-param]")) render();
+    });
+    root.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-param]");
+      if (!button || !root.contains(button)) return;
+      for (const other of root.querySelectorAll(`button[data-param="${button.dataset.param}"]`)) {
+        other.setAttribute("aria-pressed", String(other === button));
+      }
+      render();
+    });
+    for (const control of root.querySelectorAll("[data-param]")) control.disabled = false;
+    render();
+    root.setAttribute("data-live", "");
+  }
+
+  /** Wire the panel of the current page, if it has one; safe to call any number of times. */
+  function init() {
+    for (const root of document.querySelectorAll('[data-panel="long-context"]')) wire(root);
+  }
+
+  window.posencLongContext = Object.freeze({ init });
+
+  // Material's document$ emits on the first load and after every instant navigation.
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init, { once: true });
+  } else {
+    init();
+  }
+})();

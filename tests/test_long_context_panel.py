@@ -1,0 +1,204 @@
+"""The long-context panel (/long-context/#panel) in headless Chromium.
+
+``tests/test_long_context_math.py`` holds the arithmetic (``docs/javascripts/long-context-math.js``)
+to ``posenc`` at every setting, in Node. These tests check the page that uses it: the module it
+runs is that one, the readouts, slider texts and table after pointer and keyboard input in both
+colour schemes, instant navigation away and back, a phone's width, its accessibility hooks,
+the page without JavaScript and other pages.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_long_context_math import MODULE, expected_readouts, expected_table, expected_value_texts, panel
+
+pytestmark = pytest.mark.browser
+
+PATH = "/long-context/"
+PANEL = '[data-panel="long-context"]'
+SLIDERS = panel()["sliders"]  # param -> (min, max, step, start)
+METHODS = panel()["choices"]["method"]
+INITIAL = panel()["initial"]
+
+
+def new_context(browser, **options):
+    options = {"service_workers": "block", "viewport": {"width": 1280, "height": 900}} | options
+    return browser.new_context(**options)
+
+
+def open_page(context, base_url):
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(base_url + PATH, wait_until="load")
+    page.wait_for_selector(f"{PANEL}[data-live]", state="attached")
+    return page, errors
+
+
+READ_PANEL = """root => ({
+  params: Object.fromEntries(Array.from(root.querySelectorAll('[data-param]'))
+    .filter((c) => c.tagName === 'INPUT' || c.getAttribute('aria-pressed') === 'true')
+    .map((c) => [c.dataset.param, c.tagName === 'INPUT' ? Number(c.value) : c.dataset.value])),
+  readouts: Object.fromEntries(Array.from(root.querySelectorAll('[data-readout]'),
+    (n) => [n.dataset.readout, n.textContent])),
+  table: Array.from(root.querySelectorAll('[data-table] tr'), (row) => Object.fromEntries(
+    Array.from(row.querySelectorAll('[data-cell]'), (cell) => [cell.dataset.cell, cell.textContent]))),
+  valueTexts: Object.fromEntries(Array.from(root.querySelectorAll('input[data-param]'),
+    (input) => [input.dataset.param, input.getAttribute('aria-valuetext')])),
+  shown: Object.fromEntries(Array.from(root.querySelectorAll('[data-value-of]'),
+    (node) => [node.dataset.valueOf, node.textContent])),
+  pressed: Array.from(root.querySelectorAll('button[data-param]'), (b) => b.getAttribute('aria-pressed')),
+})"""
+
+
+def check_panel(page, params: dict | None = None) -> dict:
+    """The panel shows what posenc computes for the values its controls hold."""
+    state = page.locator(PANEL).evaluate(READ_PANEL)
+    held = state["params"]
+    if params is not None:
+        assert held == params
+    assert state["readouts"] == expected_readouts(held), held
+    assert state["table"] == expected_table(held), held
+    assert state["valueTexts"] == state["shown"] == expected_value_texts(held), held
+    assert state["pressed"] == [str(m == held["method"]).lower() for m in METHODS]
+    return held
+
+
+def test_the_page_runs_the_module_checked_in_node(browser, base_url):
+    context = new_context(browser)
+    page, errors = open_page(context, base_url)
+    scripts = [src.rsplit("/", 1)[-1] for src in page.evaluate("() => Array.from(document.scripts, (s) => s.src)")
+               if "/javascripts/" in src]
+    # Each module before the code that uses it; the long-context files after the explainer's.
+    assert scripts.index("explainer-math.js") < scripts.index("explainer.js") < scripts.index(
+        "long-context-math.js") < scripts.index("long-context.js")
+    served = page.evaluate("async () => (await fetch('../javascripts/long-context-math.js')).text()")
+    assert served == MODULE.read_text()
+    check_panel(page, INITIAL)
+    assert not errors
+    context.close()
+
+
+def test_the_panel_reacts_to_pointer_and_keyboard(context, base_url, scheme):
+    page, errors = open_page(context, base_url)
+    check_panel(page, INITIAL)
+    # Every method, clicked, at the starting lengths.
+    for method in (*METHODS, INITIAL["method"]):
+        page.locator(f'{PANEL} button[data-value="{method}"]').click()
+        check_panel(page, INITIAL | {"method": method})
+    # The sliders from the keyboard, under two methods pressed from the keyboard.
+    for method, key in (("dynamic", "Enter"), ("llama3", "Space")):
+        page.locator(f'{PANEL} button[data-value="{method}"]').focus()
+        page.keyboard.press(key)
+        assert check_panel(page)["method"] == method
+        for name, (low, high, size, _) in SLIDERS.items():
+            page.locator(f'{PANEL} input[data-param="{name}"]').focus()
+            for key, target in (("Home", low), ("ArrowRight", low + size), ("End", high), ("ArrowLeft", high - size)):
+                page.keyboard.press(key)
+                assert check_panel(page)[name] == target, (name, key)
+    # A click along the scale slider's track.
+    control = page.locator(f'{PANEL} input[data-param="scale"]')
+    box = control.bounding_box()
+    page.mouse.click(box["x"] + 0.25 * box["width"], box["y"] + box["height"] / 2)
+    low, high, _, _ = SLIDERS["scale"]
+    assert abs(check_panel(page)["scale"] - (low + 0.25 * (high - low))) <= 0.1 * (high - low)
+    # The drawing follows: its curve has a point for every pair, and ink follows the colour scheme.
+    assert page.locator(f"{PANEL} polyline").get_attribute("points").count(",") == 64
+    fill = page.locator(f"{PANEL} svg text").first.evaluate("t => getComputedStyle(t).fill")
+    channels = [float(v) for v in fill[fill.index("(") + 1: -1].split(",")[:3]]
+    assert (sum(channels) / 3 > 128) == (scheme == "dark"), fill
+    assert not errors
+
+
+def test_instant_navigation_wires_the_panel_again_and_only_once(browser, base_url):
+    context = new_context(browser)
+    page, errors = open_page(context, base_url)
+    page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
+    page.evaluate("window.__sameDocument = true")
+    for _ in range(2):
+        page.locator("article a[href$='/rope/']").first.click()
+        page.wait_for_url(base_url + "/rope/")
+        page.wait_for_selector("#fig-rope-rotation")  # the new content is in
+        assert page.locator(PANEL).count() == 0
+        page.go_back()
+        page.wait_for_url(base_url + PATH)
+        page.wait_for_selector(f"{PANEL}[data-live]", state="attached")
+    assert page.evaluate("window.__sameDocument") is True
+    check_panel(page, INITIAL)
+    writes = page.locator(PANEL).evaluate(
+        """root => new Promise((resolve) => {
+          const counts = {};
+          const nodes = Array.from(root.querySelectorAll('[data-readout]'));
+          for (const node of nodes) counts[node.dataset.readout] = 0;
+          const observer = new MutationObserver((records) => {
+            for (const record of records) counts[record.target.closest('[data-readout]').dataset.readout] += 1;
+          });
+          for (const node of nodes) observer.observe(node, { childList: true });
+          root.querySelector('button[data-value="pi"]').click();
+          setTimeout(() => { observer.disconnect(); resolve(counts); }, 20);
+        })"""
+    )
+    assert writes == dict.fromkeys(expected_readouts(INITIAL), 1)  # one listener: one write each
+    check_panel(page, INITIAL | {"method": "pi"})
+    assert not errors
+    context.close()
+
+
+def test_the_panel_fits_a_phone_and_is_labelled(browser, base_url, axe_script):
+    context = new_context(browser, viewport={"width": 390, "height": 844})
+    page, errors = open_page(context, base_url)
+    for name, (low, high, _, _) in SLIDERS.items():
+        page.locator(f'{PANEL} input[data-param="{name}"]').fill(str(high))  # the widest numbers
+    check_panel(page)
+    page.locator(PANEL).scroll_into_view_if_needed()
+    sizes = page.evaluate(f"""() => {{
+      const root = document.querySelector('{PANEL}');
+      const box = root.getBoundingClientRect();
+      return {{ page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth,
+               right: box.right, overflowing: Array.from(root.querySelectorAll('*'))
+                 .filter((n) => n.getBoundingClientRect().right > box.right + 0.5).map((n) => n.tagName) }};
+    }}""")
+    assert sizes["page"] <= sizes["view"] and sizes["right"] <= sizes["view"], sizes
+    assert sizes["overflowing"] == [], sizes
+    labels = page.locator(f"{PANEL} input[data-param]").evaluate_all(
+        "inputs => inputs.map((i) => ({ labels: i.labels.length, text: i.labels[0].textContent.trim(),"
+        " disabled: i.disabled }))"
+    )
+    assert all(entry["labels"] == 1 and entry["text"] and not entry["disabled"] for entry in labels), labels
+    live = page.locator(f"{PANEL} [data-readout]").evaluate_all(
+        "nodes => nodes.map((n) => n.closest('[aria-live]') && n.closest('[aria-live]').getAttribute('aria-live'))"
+    )
+    assert live == ["polite"] * len(expected_readouts(INITIAL))
+    assert page.locator(f'{PANEL} [role="group"] button[data-param="method"]').count() == len(METHODS)
+    page.add_script_tag(path=str(axe_script))
+    violations = page.evaluate(
+        f"""async () => (await axe.run({{ include: [['{PANEL}']] }},
+              {{ runOnly: {{ type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }} }}))
+            .violations.map((v) => v.id)"""
+    )
+    assert violations == []
+    assert not errors
+    context.close()
+
+
+def test_without_javascript_the_panel_is_hidden_and_the_figure_stays(browser, base_url):
+    context = new_context(browser, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base_url + PATH, wait_until="load")
+    assert not page.locator(PANEL).is_visible()
+    figure = page.locator("#fig-long-context-ratios svg").first
+    assert figure.is_visible() and figure.evaluate("svg => svg.getBoundingClientRect().width > 0")
+    context.close()
+
+
+def test_the_script_does_nothing_on_other_pages(browser, base_url):
+    context = new_context(browser)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(base_url + "/explainer/", wait_until="load")
+    assert page.evaluate("typeof window.posencLongContext.init") == "function"
+    assert page.locator(f"{PANEL}, [data-table]").count() == 0
+    assert not errors
+    context.close()

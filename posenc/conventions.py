@@ -269,10 +269,24 @@ def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
     return schedule_frequencies(_rope_dim(dim), base=base)
 
 
+def _scaled_by(factor: float, compute: Any) -> np.ndarray:
+    """``compute()``'s frequencies, refused when dividing by ``factor`` overflowed float64.
+
+    A factor below about ``1e-308`` turns ``omega / factor`` into infinity; that is an error
+    naming the argument, not a table of ``inf``.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        frequencies = compute()
+    if not np.all(np.isfinite(frequencies)):
+        raise ValueError(f"factor must be large enough that every frequency divided by it is finite in float64, "
+                         f"got {factor!r}")
+    return frequencies
+
+
 def linear_scaled_frequencies(dim: int, *, base: float = DEFAULT_BASE, factor: float) -> np.ndarray:
     """Position interpolation ("linear"): every inverse frequency divided by ``factor``."""
     factor = _checks.real("factor", factor, minimum=0.0, strict=True)
-    return rope_frequencies(dim, base=base) / factor
+    return _scaled_by(factor, lambda: rope_frequencies(dim, base=base) / factor)
 
 
 def dynamic_ntk_frequencies(
@@ -354,9 +368,9 @@ def yarn_frequencies(
         truncate=truncate,
     )
     extrapolation = rope_frequencies(dim, base=base)
-    interpolation = extrapolation / factor
     keep = 1.0 - ramp  # weight of the unscaled frequency, as transformers blends them
-    return interpolation * (1.0 - keep) + extrapolation * keep, float(attention_factor)
+    blended = _scaled_by(factor, lambda: (extrapolation / factor) * (1.0 - keep) + extrapolation * keep)
+    return blended, float(attention_factor)
 
 
 def llama3_frequencies(
@@ -387,10 +401,14 @@ def llama3_frequencies(
     omega = rope_frequencies(dim, base=base)
     wavelength = 2 * math.pi / omega
     smooth = (original / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
-    blended = (1 - smooth) * omega / factor + smooth * omega
-    out = np.where(wavelength > original / low_freq_factor, omega / factor, omega)
     medium = (wavelength >= original / high_freq_factor) & (wavelength <= original / low_freq_factor)
-    return np.where(medium, blended, out)
+
+    def scaled() -> np.ndarray:
+        blended = (1 - smooth) * omega / factor + smooth * omega
+        out = np.where(wavelength > original / low_freq_factor, omega / factor, omega)
+        return np.where(medium, blended, out)
+
+    return _scaled_by(factor, scaled)
 
 
 _SCALING_KEYS = {

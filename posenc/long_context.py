@@ -49,8 +49,16 @@ def pair_index_at_turns(dim: int, length: int, turns: float, *, base: float = DE
     length = _checks.integer("length", length, minimum=1)
     turns = _checks.real("turns", turns, minimum=0.0, strict=True)
     base = _checks.base(base)
+    return _pair_index(dim, length, turns, base, "turns")
+
+
+def _pair_index(dim: int, length: int, turns: float, base: float, turns_name: str) -> float:
     # The expression of transformers' YaRN correction dimension, operation for operation.
-    return dim * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
+    ratio = length / (turns * 2 * math.pi)
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise ValueError(f"{turns_name} must make length / (2 pi {turns_name}) finite and > 0 in float64 "
+                         f"(length {length}), got {turns!r}")
+    return dim * math.log(ratio) / (2 * math.log(base))
 
 
 def critical_dimension(dim: int, training_length: int, *, base: float = DEFAULT_BASE) -> float:
@@ -89,8 +97,10 @@ def yarn_correction_range(
     beta_fast = _checks.real("beta_fast", beta_fast, minimum=0.0, strict=True)
     beta_slow = _checks.real("beta_slow", beta_slow, minimum=0.0, strict=True)
     truncate = _checks.boolean("truncate", truncate)
-    low = pair_index_at_turns(dim, original, beta_fast, base=base)
-    high = pair_index_at_turns(dim, original, beta_slow, base=base)
+    dim = _checks.width(dim, name="dim")
+    base = _checks.base(base)
+    low = _pair_index(dim, original, beta_fast, base, "beta_fast")
+    high = _pair_index(dim, original, beta_slow, base, "beta_slow")
     if truncate:
         low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, dim - 1)

@@ -395,6 +395,23 @@ def test_dynamic_ntk_factors_that_break_the_scaled_base_are_blamed(factor):
 
 
 @pytest.mark.parametrize(
+    "scaled",
+    [
+        lambda factor: posenc.linear_scaled_frequencies(8, factor=factor),
+        lambda factor: posenc.yarn_frequencies(8, factor=factor, original_max_position_embeddings=2048)[0],
+        lambda factor: posenc.llama3_frequencies(
+            8, factor=factor, low_freq_factor=1, high_freq_factor=4, original_max_position_embeddings=2048
+        ),
+    ],
+)
+def test_a_factor_so_small_that_a_frequency_overflows_is_blamed(scaled):
+    # dividing the unit frequency of pair 0 (or the slow pairs) by 1e-320 is infinite in float64
+    with pytest.raises(ValueError, match="factor must be large enough that every frequency divided by it is finite"):
+        scaled(1e-320)
+    assert np.all(np.isfinite(scaled(1e-300)))
+
+
+@pytest.mark.parametrize(
     ("call", "words"),
     [
         (lambda: posenc.schedule_frequencies(8, base=10**400), "base must be finite and > 1"),

@@ -288,3 +288,10 @@ def test_every_public_function_is_exported():
         assert getattr(posenc, name) is getattr(long_context, name)
         assert name in posenc.__all__
     assert conventions.long_context is long_context
+
+
+@pytest.mark.parametrize(("name", "value"), [("beta_fast", 5e-324), ("beta_slow", 1e308)])
+def test_yarn_turn_counts_that_leave_float64_are_blamed_by_name(name, value):
+    # 2048 / (2 pi 5e-324) overflows to inf and 2048 / (2 pi 1e308) underflows to 0: no finite log
+    with pytest.raises(ValueError, match=f"{name} must make length / \\(2 pi {name}\\) finite and > 0"):
+        long_context.yarn_correction_range(8, original_max_position_embeddings=2048, **{name: value})

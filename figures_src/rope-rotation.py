@@ -63,7 +63,8 @@ def main():
         ax.axhline(0, color=reference, linewidth=0.3)
         ax.axvline(0, color=reference, linewidth=0.3)
     fig.legend(loc="outside lower center", ncols=4, handlelength=1.5,
-               title=f"score q·k = sum over pairs = {score:.2f}, a function of {Q_POS} − {K_POS} = {Q_POS - K_POS} only",
+               title=f"score q·k = sum over pairs = {score:.2f}, a function of {Q_POS} − {K_POS} "
+                     f"= {Q_POS - K_POS} only",
                title_fontsize=9)
     plotting.save(fig)
 

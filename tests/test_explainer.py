@@ -159,8 +159,8 @@ def test_every_control_works_with_pointer_and_keyboard(context, base_url, scheme
         page.keyboard.press(key)
         check_readouts(page, "order", {"order": order})
 
-    for step, sliders in SLIDERS.items():
-        for name, (low, high, size, _) in sliders.items():
+    for step, ranges in SLIDERS.items():
+        for name, (low, high, size, _) in ranges.items():
             control = slider(page, step, name)
             control.scroll_into_view_if_needed()
             box = control.bounding_box()
@@ -248,12 +248,12 @@ def test_instant_navigation_rewires_every_step_exactly_once(browser, base_url):
         button = page.locator(f'[data-step="order"] button[data-value="{order}"]')
         assert writes_per_readout(page, "order", button.click) == {"scores": 1}
         check_readouts(page, "order", {"order": order})
-    for step, sliders in SLIDERS.items():
-        for name, (_, high, _, start) in sliders.items():
+    for step, ranges in SLIDERS.items():
+        for name, (_, high, _, start) in ranges.items():
             control = slider(page, step, name)
             control.focus()
             press = "ArrowLeft" if start == high else "ArrowRight"  # a key that moves the slider
-            counts = writes_per_readout(page, step, lambda: page.keyboard.press(press))
+            counts = writes_per_readout(page, step, lambda key=press: page.keyboard.press(key))
             assert counts == dict.fromkeys(STARTING_READOUTS[step], 1), (step, name, counts)
             check_readouts(page, step)
     assert not errors
@@ -310,7 +310,8 @@ def test_input_to_readout_time_is_measured(browser, base_url, capsys, record_pro
     lines = []
     for row in results:
         assert len(row["toReadout"]) == repeats
-        assert row["writes"] >= repeats, f"{row['step']}/{row['name']}: {row['writes']} readout writes for {repeats} inputs"
+        assert row["writes"] >= repeats, \
+            f"{row['step']}/{row['name']}: {row['writes']} readout writes for {repeats} inputs"
         lines.append(
             f"  {row['step']}/{row['name']}: {statistics.mean(row['toReadout']):.3f} ms to readouts, "
             f"{statistics.mean(row['withLayout']):.3f} ms with layout"
@@ -364,7 +365,8 @@ def test_controls_are_labelled_and_readouts_announced(browser, base_url):
             name: input.dataset.param, type: input.type, disabled: input.disabled,
             min: Number(input.min), max: Number(input.max), step: Number(input.step), value: Number(input.value),
             labels: Array.from(input.labels, (label) => ({
-              text: Array.from(label.childNodes).filter((n) => !(n.nodeType === 1 && n.getAttribute('aria-hidden') === 'true'))
+              text: Array.from(label.childNodes)
+                .filter((n) => !(n.nodeType === 1 && n.getAttribute('aria-hidden') === 'true'))
                 .map((n) => n.textContent).join('').trim(),
               visible: label.getBoundingClientRect().width > 0 && getComputedStyle(label).visibility === 'visible',
             })),
@@ -449,7 +451,8 @@ def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
     for name in FIGURES:
         drawing = page.locator(f"#fig-{name} svg").first  # figures are inline SVG, drawn without scripts
         assert drawing.is_visible(), name
-        assert drawing.evaluate("svg => svg.getBoundingClientRect().width > 0 && svg.querySelectorAll('text').length > 0"), name
+        assert drawing.evaluate("svg => svg.getBoundingClientRect().width > 0 && "
+                                "svg.querySelectorAll('text').length > 0"), name
     for step in STEPS:
         root = step_locator(page, step)
         assert root.get_attribute("data-live") is None

@@ -32,14 +32,14 @@ FIGURE_ERRORS := build/figure-errors.json
 # Seconds a figure script may run before it is stopped and named.
 FIGURE_TIMEOUT ?= 120
 LIBRARY := $(sort $(wildcard posenc/*.py))
-# What a figure script can see of posenc: the library and the plotting helper with its style
-# (the derivation registry is not drawn from, so editing a proof re-renders nothing).
+# What a figure script can see of posenc: the library, the plotting helper with its style and the
+# explainer's demo data (the derivation registry is not drawn from, so editing a proof re-renders nothing).
 FIGURE_INPUTS := $(filter-out posenc/registry.py posenc/derivations.py posenc/verify.py,$(LIBRARY)) \
-                 posenc/posenc.mplstyle
+                 posenc/posenc.mplstyle posenc/explainer_demo.json
 VERIFY_REPORT := build/verify.json
 SITE_DIR := site
 SITE_STAMP := build/site.stamp
-SITE_INPUTS = mkdocs.yml $(LIBRARY) $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
+SITE_INPUTS = mkdocs.yml $(LIBRARY) posenc/explainer_demo.json $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
 
 # The file lists: each name is the command that prints one set of input files.
 LISTS := build/lists

@@ -9,14 +9,14 @@ maximum, $d/2 = 8$; away from it the value dips and rises again instead of falli
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc import explainer_demo, plotting
 
 ALT = (
     "A 20-by-20 heatmap of the dot products between width-16 sinusoidal position vectors of "
     "positions 0 to 19, ranging from 3.65 to 8 on the main diagonal. The cells for positions 3 "
     "and 8 are boxed and labelled 6.14; the whole diagonal of distance 5 has that value."
 )
-WIDTH, LENGTH = 16, 20
+WIDTH, LENGTH = explainer_demo.WIDTHS["distance"], 20
 FIRST, SECOND = 3, 8  # the boxed pair of positions
 
 

@@ -9,14 +9,14 @@ in each panel spans one wavelength.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc import explainer_demo, plotting
 
 ALT = (
     "Four stacked sine waves over positions 0 to 200 for channels 0, 2, 4 and 6 of the width-16 "
     "encoding, with wavelengths 6.3, 19.9, 62.8 and 198.7 positions: channel 0 oscillates about "
     "32 times, channel 6 completes about one cycle."
 )
-WIDTH, LAST = 16, 200
+WIDTH, LAST = explainer_demo.WIDTHS["bands"], 200
 CHANNELS = (0, 2, 4, 6)
 
 

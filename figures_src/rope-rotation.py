@@ -9,7 +9,7 @@ depends on $3 - 7 = -4$ alone; the four contributions add up to the score 1.18.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc import explainer_demo, plotting
 
 ALT = (
     "Four small planes, one per channel pair of a width-8 RoPE. In each, the content vector "
@@ -18,8 +18,8 @@ ALT = (
     "apart; pairs 1 to 3 are 0.4, 0.04 and 0.004 radians apart. Per-pair products -0.34, 0.48, "
     "0.52 and 0.52 sum to the score 1.18, which depends only on the offset -4."
 )
-CONTENT = np.array([0.6, 0.4])
-WIDTH, Q_POS, K_POS = 8, 3, 7
+CONTENT = np.array(explainer_demo.CONTENT)
+WIDTH, Q_POS, K_POS = explainer_demo.WIDTHS["rope"], 3, 7
 
 
 def main():

@@ -64,6 +64,7 @@ from mkdocs.utils.meta import get_data
 
 import posenc
 import posenc.derivations  # registers every derivation in REGISTRY
+from posenc import explainer_demo
 from posenc.figure_files import FIGURE_DIR, FigureMeta, figure_files
 from posenc.registry import GENERAL, REGISTRY
 
@@ -500,12 +501,20 @@ def on_pre_build(config):
     _failed_figures = _read_figure_errors()
 
 
+def _explainer_demo_script() -> str:
+    """The explainer's demo data as a script: the page reads the one JSON file the figures read."""
+    data = json.dumps(json.loads(explainer_demo.DATA_FILE.read_text()), separators=(",", ":"))
+    header = "// Generated from posenc/explainer_demo.json when the site is built."
+    return f"{header}\nwindow.posencExplainerDemo = {data};\n"
+
+
 def on_files(files, config):
-    """Add the generated pages: one per rendered figure, and the derivations' sources."""
+    """Add the generated files: one page per rendered figure, the derivations' sources, the explainer's data."""
     folder = _figures_in_docs()
     for meta_path in sorted(FIGURES.glob("*.json")):
         files.append(File.generated(config, f"{folder}/{meta_path.stem}.md", content=_figure_page(meta_path.stem)))
     files.append(File.generated(config, "derivations/source.md", content=_derivation_sources()))
+    files.append(File.generated(config, "javascripts/explainer-demo.js", content=_explainer_demo_script()))
     return files
 
 

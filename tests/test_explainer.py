@@ -9,6 +9,7 @@ the page's own assets, its accessibility hooks, and the page without JavaScript.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import statistics
 
@@ -24,6 +25,8 @@ from test_explainer_math import (
     sliders,
     steps,
 )
+
+from posenc import explainer_demo
 
 pytestmark = pytest.mark.browser
 
@@ -120,7 +123,9 @@ def test_the_page_runs_the_module_checked_in_node(browser, base_url):
     page, errors = open_explainer(context, base_url)
     scripts = page.evaluate("() => Array.from(document.scripts, (s) => s.getAttribute('src') || '')")
     ours = [src.rsplit("/", 1)[-1] for src in scripts if "javascripts/explainer" in src]
-    assert ours == ["explainer-math.js", "explainer.js"]  # the math first: the page code uses it
+    # The data first, then the math that reads it, then the page code that uses both.
+    assert ours == ["explainer-demo.js", "explainer-math.js", "explainer.js"]
+    assert page.evaluate("() => window.posencExplainerDemo") == json.loads(explainer_demo.DATA_FILE.read_text())
     served = page.evaluate("async () => (await fetch('../javascripts/explainer-math.js')).text()")
     assert served == MODULE.read_text()
     # A spot check of the module as the page holds it, at the far end of every control.
@@ -343,7 +348,8 @@ def test_own_scripts_and_styles_stay_under_budget(browser, base_url, site_dir, c
         if url.startswith(base_url) and url.endswith((".js", ".css"))
         and not url[len(base_url) :].startswith("/assets/")  # the theme and KaTeX, not ours
     })
-    assert {"javascripts/explainer-math.js", "javascripts/explainer.js", "stylesheets/explainer.css"} <= set(own)
+    assert {"javascripts/explainer-demo.js", "javascripts/explainer-math.js", "javascripts/explainer.js",
+            "stylesheets/explainer.css"} <= set(own)
     sizes = {name: (site_dir / name).stat().st_size for name in own}
     with capsys.disabled():
         print("\nexplainer: own assets " + ", ".join(f"{name} {size / 1024:.1f} KB" for name, size in sizes.items())

@@ -8,7 +8,8 @@ alone cannot tell "Dog bites man" from "man bites Dog".
 
 import numpy as np
 
-from posenc import explainer_demo, plotting
+from posenc import explainer_demo
+from posenc import plotting
 
 ALT = (
     "Three 3-by-3 score matrices for the word orders 'Dog bites man', 'man bites Dog' and "

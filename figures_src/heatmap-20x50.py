@@ -9,7 +9,8 @@ $\sin(10 / 6.31) = 1.00$, a sine at its crest.
 import numpy as np
 
 import posenc
-from posenc import explainer_demo, plotting
+from posenc import explainer_demo
+from posenc import plotting
 
 ALT = (
     "Heatmap of the sinusoidal encoding with width 20 for positions 0 to 49 (rows) and channels "

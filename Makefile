@@ -32,14 +32,14 @@ FIGURE_ERRORS := build/figure-errors.json
 # Seconds a figure script may run before it is stopped and named.
 FIGURE_TIMEOUT ?= 120
 LIBRARY := $(sort $(wildcard posenc/*.py))
-# What a figure script can see of posenc: the library and the plotting helper with its style
-# (the derivation registry is not drawn from, so editing a proof re-renders nothing).
+# What a figure script can see of posenc: the library, the plotting helper with its style and the
+# explainer's demo data (the derivation registry is not drawn from, so editing a proof re-renders nothing).
 FIGURE_INPUTS := $(filter-out posenc/registry.py posenc/derivations.py posenc/verify.py,$(LIBRARY)) \
-                 posenc/posenc.mplstyle
+                 posenc/posenc.mplstyle posenc/explainer_demo.json
 VERIFY_REPORT := build/verify.json
 SITE_DIR := site
 SITE_STAMP := build/site.stamp
-SITE_INPUTS = mkdocs.yml $(LIBRARY) $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
+SITE_INPUTS = mkdocs.yml $(LIBRARY) posenc/explainer_demo.json $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
 
 # The file lists: each name is the command that prints one set of input files.
 LISTS := build/lists
@@ -52,7 +52,7 @@ step = @printf '\n==> %s\n' $(1)
 require = @command -v $(1) >/dev/null 2>&1 || { printf '%s\n' "$(1) is not installed or not on PATH: $(2)" >&2; exit 1; }
 NODE_HELP := install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math
 
-.PHONY: all figures verify site serve test bench clean help FORCE
+.PHONY: all figures verify site serve lint test bench clean help FORCE
 
 all: site ## Build everything: venv, figures, derivations, site/ (the default)
 
@@ -127,7 +127,12 @@ site: $(SITE_STAMP) ## Build the site into site/ (strict: any warning fails)
 serve: figures $(VERIFY_REPORT) $(NODE_STAMP) ## Preview with live reload (re-renders edited figures)
 	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
-test: all ## Run every test, browser tests included
+lint: $(VENV_STAMP) ## Check the Python with ruff (rules and line length in pyproject.toml)
+	$(call step,"linting with ruff")
+	$(VENV)/bin/ruff check .
+
+# The linter runs first: it takes a second and names the line.
+test: lint all ## Lint, then run every test, browser tests included
 	$(call step,"running the tests")
 	$(PY) -m pytest
 

@@ -8,6 +8,7 @@ alone cannot tell "Dog bites man" from "man bites Dog".
 
 import numpy as np
 
+from posenc import explainer_demo
 from posenc import plotting
 
 ALT = (
@@ -16,13 +17,12 @@ ALT = (
     "Each holds the same nine dot products, rearranged: Dog with Dog 0.68, bites with bites 0.82, "
     "man with man 0.61, Dog with bites 0.26, Dog with man 0.52, bites with man 0.59."
 )
-EMBEDDING = {"Dog": [0.8, 0.2], "bites": [0.1, 0.9], "man": [0.5, 0.6]}
 ORDERS = (("Dog", "bites", "man"), ("man", "bites", "Dog"), ("bites", "Dog", "man"))
 
 
 def scores(order):
     """The position-free score matrix E E^T of the words in this order."""
-    e = np.array([EMBEDDING[word] for word in order])
+    e = np.array([explainer_demo.EMBEDDINGS[word] for word in order])
     return e @ e.T
 
 
@@ -34,7 +34,7 @@ def main():
         perm = [ORDERS[0].index(word) for word in order]
         assert np.allclose(matrix, base[np.ix_(perm, perm)])  # a permutation, nothing new
         assert np.allclose(np.sort(matrix, axis=None), np.sort(base, axis=None))
-    assert sorted(map(sorted, ORDERS)) == [sorted(EMBEDDING)] * 3 and len(set(ORDERS)) == 3
+    assert sorted(map(sorted, ORDERS)) == [sorted(explainer_demo.EMBEDDINGS)] * 3 and len(set(ORDERS)) == 3
 
     fig, axes = plotting.new_figure(aspect=0.34, ncols=3)
     low, high = float(base.min()), float(base.max())

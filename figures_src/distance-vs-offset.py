@@ -2,7 +2,8 @@ r"""The squared distance between two position vectors depends only on their offs
 
 $\lVert P(t) - P(t + \Delta) \rVert^2$ computed from the vectors themselves, for four starting
 positions $t$: the four sets of points coincide and lie on $d - 2K(\Delta)$ (the wide pale curve),
-because every $P(t)$ has squared length $d/2$. The distance is the same at any start, yet it does not grow steadily with Δ.
+because every $P(t)$ has squared length $d/2$. The distance is the same at any start, yet it
+does not grow steadily with Δ.
 """
 
 import numpy as np

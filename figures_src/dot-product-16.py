@@ -9,6 +9,7 @@ maximum, $d/2 = 8$; away from it the value dips and rises again instead of falli
 import numpy as np
 
 import posenc
+from posenc import explainer_demo
 from posenc import plotting
 
 ALT = (
@@ -16,8 +17,8 @@ ALT = (
     "positions 0 to 19, ranging from 3.65 to 8 on the main diagonal. The cells for positions 3 "
     "and 8 are boxed and labelled 6.14; the whole diagonal of distance 5 has that value."
 )
-WIDTH, LENGTH = 16, 20
-I, J = 3, 8
+WIDTH, LENGTH = explainer_demo.WIDTHS["distance"], 20
+FIRST, SECOND = 3, 8  # the boxed pair of positions
 
 
 def main():
@@ -25,20 +26,21 @@ def main():
     dots = table @ table.T
     offsets = np.subtract.outer(np.arange(LENGTH), np.arange(LENGTH))
     assert np.allclose(dots, posenc.kernel(offsets, WIDTH))  # a function of i - j alone
-    assert round(dots[I, J], 2) == 6.14 and np.allclose(np.diag(dots, J - I), dots[I, J])
+    assert round(dots[FIRST, SECOND], 2) == 6.14 and np.allclose(np.diag(dots, SECOND - FIRST), dots[FIRST, SECOND])
     assert np.allclose(np.diag(dots), WIDTH / 2)
     assert round(dots.min(), 2) == 3.65
 
     fig, ax = plotting.new_figure(width=5.2, aspect=0.82)
     plotting.heatmap(ax, dots, signed=False, colorbar_label="P(i) · P(j)",
                      extent=(-0.5, LENGTH - 0.5, LENGTH - 0.5, -0.5))
-    d = J - I
+    d = SECOND - FIRST
     ax.plot([d, LENGTH - 1], [0, LENGTH - 1 - d], color="white", linestyle="--", linewidth=1)
-    for row, col in ((I, J), (J, I)):
+    for row, col in ((FIRST, SECOND), (SECOND, FIRST)):
         ax.add_patch(plotting.plt.Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False,
                                             edgecolor="white", linewidth=1.8))
     # The note sits above the map, not on it: text on the cells would fight their colours.
-    ax.set_title(f"boxed: P({I}) · P({J}) = {dots[I, J]:.2f}, as on the whole dashed diagonal", fontsize=10)
+    ax.set_title(f"boxed: P({FIRST}) · P({SECOND}) = {dots[FIRST, SECOND]:.2f}, as on the whole dashed diagonal",
+                 fontsize=10)
     ax.set_aspect("equal")
     ax.set_xticks(range(0, LENGTH, 2))
     ax.set_yticks(range(0, LENGTH, 2))

@@ -9,6 +9,7 @@ in each panel spans one wavelength.
 import numpy as np
 
 import posenc
+from posenc import explainer_demo
 from posenc import plotting
 
 ALT = (
@@ -16,7 +17,7 @@ ALT = (
     "encoding, with wavelengths 6.3, 19.9, 62.8 and 198.7 positions: channel 0 oscillates about "
     "32 times, channel 6 completes about one cycle."
 )
-WIDTH, LAST = 16, 200
+WIDTH, LAST = explainer_demo.WIDTHS["bands"], 200
 CHANNELS = (0, 2, 4, 6)
 
 

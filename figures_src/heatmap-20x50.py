@@ -9,6 +9,7 @@ $\sin(10 / 6.31) = 1.00$, a sine at its crest.
 import numpy as np
 
 import posenc
+from posenc import explainer_demo
 from posenc import plotting
 
 ALT = (
@@ -17,7 +18,7 @@ ALT = (
     "every few rows; high channels stay near 0 (sine) or 1 (cosine). The cell at position 10, "
     "channel 4 is boxed: sin(10 / 6.31) = 1.00."
 )
-WIDTH, LENGTH = 20, 50
+WIDTH, LENGTH = explainer_demo.WIDTHS["heatmap"], 50
 MARK_T, MARK_I = 10, 4
 
 

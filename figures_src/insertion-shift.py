@@ -46,7 +46,7 @@ def main():
                     fontweight="bold" if new else "normal")
             if t > 0:  # the offset to the previous word, above the top row and below the bottom one
                 ax.text(t - 0.5, y + 0.22 if y else y - 0.45, "+1", ha="center", va="center", fontsize=9)
-    for word, t in before.items():
+    for t in before.values():
         ax.annotate("", xy=(t + 1, 0.2), xytext=(t, 0.66),
                     arrowprops={"arrowstyle": "->", "color": plotting.colour_of(reference=True), "linewidth": 1})
     ax.set_xlim(-0.8, len(after_words) - 0.4)

@@ -17,8 +17,8 @@ from posenc import plotting
 ALT = (
     "Entropy in nats against window length from 64 to 131072 on a log axis. The equal-scores line is "
     "ln n, rising straight on the log axis from 4.2 to 11.8. The unscaled normal scores run below "
-    "it by 1.4 to 2.3 nats, within 0.3 of 2 from 512 keys on. The YaRN-scaled curve matches the unscaled one up to 4096 keys and "
-    "then falls further below it as the window grows."
+    "it by 1.4 to 2.3 nats, within 0.3 of 2 from 512 keys on. The YaRN-scaled curve matches the "
+    "unscaled one up to 4096 keys and then falls further below it as the window grows."
 )
 TRAINED, SIGMA, SEED = 4096, 2.0, 17
 

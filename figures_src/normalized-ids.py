@@ -39,7 +39,8 @@ def main():
                         ha="center", fontsize=9)
             step = values[1] - values[0]
             ax.annotate("", xy=(values[1], row - 0.25), xytext=(values[0], row - 0.25),
-                        arrowprops=dict(arrowstyle="<->", color=plotting.colour_of(reference=True), shrinkA=0, shrinkB=0))
+                        arrowprops=dict(arrowstyle="<->", color=plotting.colour_of(reference=True),
+                                        shrinkA=0, shrinkB=0))
             text = step_text or f"1/{L - 1} = {step:g}"
             ax.text(values[1] + 0.02 * values[-1], row - 0.25, f"step {text}", va="center", fontsize=9)
         ax.set_yticks((1, 0), [f"L = {L}" for L in LENGTHS])

@@ -9,6 +9,7 @@ depends on $3 - 7 = -4$ alone; the four contributions add up to the score 1.18.
 import numpy as np
 
 import posenc
+from posenc import explainer_demo
 from posenc import plotting
 
 ALT = (
@@ -18,8 +19,8 @@ ALT = (
     "apart; pairs 1 to 3 are 0.4, 0.04 and 0.004 radians apart. Per-pair products -0.34, 0.48, "
     "0.52 and 0.52 sum to the score 1.18, which depends only on the offset -4."
 )
-CONTENT = np.array([0.6, 0.4])
-WIDTH, Q_POS, K_POS = 8, 3, 7
+CONTENT = np.array(explainer_demo.CONTENT)
+WIDTH, Q_POS, K_POS = explainer_demo.WIDTHS["rope"], 3, 7
 
 
 def main():
@@ -63,7 +64,8 @@ def main():
         ax.axhline(0, color=reference, linewidth=0.3)
         ax.axvline(0, color=reference, linewidth=0.3)
     fig.legend(loc="outside lower center", ncols=4, handlelength=1.5,
-               title=f"score q·k = sum over pairs = {score:.2f}, a function of {Q_POS} − {K_POS} = {Q_POS - K_POS} only",
+               title=f"score q·k = sum over pairs = {score:.2f}, a function of {Q_POS} − {K_POS} "
+                     f"= {Q_POS - K_POS} only",
                title_fontsize=9)
     plotting.save(fig)
 

@@ -9,6 +9,7 @@ together; at distance 6 (n = 8) they read 3.78 and 1.97.
 import numpy as np
 
 import posenc
+from posenc import explainer_demo
 from posenc import plotting
 
 ALT = (
@@ -17,8 +18,8 @@ ALT = (
     "vermillion peaks at 2.08 and is 0.52 times it everywhere. Neither falls steadily; at n = 8 "
     "the values are 3.78 and 1.97."
 )
-WIDTH, M, LAST, MARK = 8, 2, 40, 8
-CONTENT = np.array([0.6, 0.4])
+WIDTH, M, LAST, MARK = explainer_demo.WIDTHS["compare"], 2, 40, 8
+CONTENT = np.array(explainer_demo.CONTENT)
 
 
 def main():

@@ -107,7 +107,8 @@ def _used_rules(rules, classes: set[str]) -> list:
                 declarations = tinycss2.parse_declaration_list(rule.content, skip_whitespace=True, skip_comments=True)
                 kept.append((",".join(selectors), [d for d in declarations if d.type == "declaration"]))
         elif rule.type == "at-rule" and rule.lower_at_keyword in ("media", "supports") and rule.content:
-            nested = _used_rules(tinycss2.parse_rule_list(rule.content, skip_whitespace=True, skip_comments=True), classes)
+            inner = tinycss2.parse_rule_list(rule.content, skip_whitespace=True, skip_comments=True)
+            nested = _used_rules(inner, classes)
             if nested:
                 kept.append(("@" + rule.at_keyword + tinycss2.serialize(rule.prelude), nested))
     return kept

@@ -63,7 +63,8 @@ from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 
 import posenc
-import posenc.derivations  # noqa: F401 - registers every derivation in REGISTRY
+import posenc.derivations  # registers every derivation in REGISTRY
+from posenc import explainer_demo
 from posenc.figure_files import FIGURE_DIR, FigureMeta, figure_files
 from posenc.registry import GENERAL, REGISTRY
 
@@ -189,8 +190,8 @@ def _calc(expression: str, spec: str | None, marker: str) -> str:
     """``expression``'s value formatted with ``spec``; errors name the ``marker`` they come from."""
     try:
         # Page text is trusted source, like the figure scripts; NumPy needs the real builtins.
-        value = eval(expression, {"posenc": posenc, "np": np})  # noqa: S307
-    except Exception as error:  # noqa: BLE001 - name the marker that failed
+        value = eval(expression, {"posenc": posenc, "np": np})
+    except Exception as error:  # any error: name the marker that failed
         raise PluginError(f"calc marker {marker!r} failed: {type(error).__name__}: {error}") from error
     array = np.asarray(value)
     values = [array.item()] if array.ndim == 0 else array.ravel().tolist()
@@ -335,7 +336,7 @@ def _release_text() -> str:
 
 
 def _derivations_page(page_src: str, site_url: str) -> str:
-    report = _verify_report()
+    _verify_report()  # refuses a missing, stale or failing report before the index claims "proved"
     source_page = _relative(page_src, "derivations/source.md")
     index = ["| ID | What it states | Status |", "| --- | --- | --- |"]
     for entry in REGISTRY.values():
@@ -379,7 +380,8 @@ def _derivation_sources() -> str:
         if entry.check is not None:
             code += "\n\n" + inspect.getsource(entry.check)
         parts.append(
-            f"\n## `{entry.id}` {{ #{entry.id} }}\n\n[Back to the statement](index.md#{entry.id})\n\n```python\n{code}```\n"
+            f"\n## `{entry.id}` {{ #{entry.id} }}\n\n"
+            f"[Back to the statement](index.md#{entry.id})\n\n```python\n{code}```\n"
         )
     return "".join(parts)
 
@@ -499,12 +501,20 @@ def on_pre_build(config):
     _failed_figures = _read_figure_errors()
 
 
+def _explainer_demo_script() -> str:
+    """The explainer's demo data as a script: the page reads the one JSON file the figures read."""
+    data = json.dumps(json.loads(explainer_demo.DATA_FILE.read_text()), separators=(",", ":"))
+    header = "// Generated from posenc/explainer_demo.json when the site is built."
+    return f"{header}\nwindow.posencExplainerDemo = {data};\n"
+
+
 def on_files(files, config):
-    """Add the generated pages: one per rendered figure, and the derivations' sources."""
+    """Add the generated files: one page per rendered figure, the derivations' sources, the explainer's data."""
     folder = _figures_in_docs()
     for meta_path in sorted(FIGURES.glob("*.json")):
         files.append(File.generated(config, f"{folder}/{meta_path.stem}.md", content=_figure_page(meta_path.stem)))
     files.append(File.generated(config, "derivations/source.md", content=_derivation_sources()))
+    files.append(File.generated(config, "javascripts/explainer-demo.js", content=_explainer_demo_script()))
     return files
 
 

@@ -21,9 +21,9 @@ sine is off by up to about 1e-7. This module keeps the phase exact instead:
 The float64 result is within about 2e-16 of the exact value for every t below 2**31 (tests
 check 1e-15 against mpmath at 50 digits); the error stays below 1e-15 for every phase
 ``t * omega`` below 2**53 radians (any id below 2**53 at frequencies of at most one radian per
-position). Past that the public functions refuse the arguments (``_checks.PHASE_LIMIT``). Work is done in blocks of rows that stay in
-cache, so the extra arithmetic costs far less than the two transcendental calls it shares
-with the naive path.
+position). Past that the public functions refuse the arguments (``_checks.PHASE_LIMIT``). Work
+is done in blocks of rows that stay in cache, so the extra arithmetic costs far less than the
+two transcendental calls it shares with the naive path.
 """
 
 from __future__ import annotations

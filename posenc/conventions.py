@@ -543,4 +543,4 @@ def t5_relative_position_bucket(
 
 # Imported last: posenc.long_context builds on this module (rope_frequencies, rotate_pairs) and
 # yarn_frequencies above is built from its YaRN pieces; by now every name it needs here exists.
-from . import long_context  # noqa: E402
+from . import long_context  # noqa: E402 - imported last, as said above

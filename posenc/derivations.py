@@ -177,8 +177,11 @@ def blocks_act_pairwise(
     lemma = for_pair_r(block(r) * vector(r) - image(r), what)
     assert_equal(angle_sum(lemma), sp.zeros(2, 1), f"{what}, for a symbolic pair index r")
     size = 2 * stacked_pairs
-    first_a, first_v, first_w = sp.MatrixSymbol("A", size, size), sp.MatrixSymbol("V", size, 1), sp.MatrixSymbol("W", size, 1)
-    step = sp.block_collapse(sp.BlockDiagMatrix(first_a, block(stacked_pairs)) * stacked(first_v, vector(stacked_pairs)))
+    first_a = sp.MatrixSymbol("A", size, size)
+    first_v, first_w = sp.MatrixSymbol("V", size, 1), sp.MatrixSymbol("W", size, 1)
+    step = sp.block_collapse(
+        sp.BlockDiagMatrix(first_a, block(stacked_pairs)) * stacked(first_v, vector(stacked_pairs))
+    )
     if step.blocks[0, 0].xreplace({first_a * first_v: first_w}) != first_w:
         raise ProofFailure(f"{what}: the first n pairs do not keep their images in the step {step}")
     if sp.Matrix(step.blocks[1, 0]) != block(stacked_pairs) * vector(stacked_pairs):
@@ -219,14 +222,18 @@ def kernel_sum(offset: sp.Expr) -> sp.Sum:
 @derivation(
     "pair-norm",
     title="Every pair has unit norm, so every position vector has the same length",
-    statement=r"\sin^2(t\,\omega_r) + \cos^2(t\,\omega_r) = 1 \quad\Longrightarrow\quad \lVert P(t) \rVert^2 = \frac{d}{2}",
+    statement=(
+        r"\sin^2(t\,\omega_r) + \cos^2(t\,\omega_r) = 1"
+        r" \quad\Longrightarrow\quad \lVert P(t) \rVert^2 = \frac{d}{2}"
+    ),
     summary=r"Each sine/cosine pair lies on the unit circle, so $\lVert P(t) \rVert^2 = d/2$ for every position $t$.",
     assumptions=("$t$ real", "$d$ a positive even integer", r"$\omega_r > 0$"),
     steps=(
         r"Pair $r$ contributes $\sin^2(t\omega_r) + \cos^2(t\omega_r)$ to $\lVert P(t)\rVert^2$.",
         r"The Pythagorean identity makes each contribution exactly 1, whatever $t$ and $\omega_r$ are.",
         r"There are $d/2$ pairs, so the squared norm is $d/2$ at every position.",
-        r"SymPy proves the pair identity for a symbolic pair index $r$, width $d$ and base $b$, and the sum over a symbolic number of pairs by induction on the number of pairs.",
+        r"SymPy proves the pair identity for a symbolic pair index $r$, width $d$ and base $b$, and the sum over a "
+        r"symbolic number of pairs by induction on the number of pairs.",
     ),
     scope=GENERAL,
 )
@@ -251,13 +258,23 @@ def check_pair_norm(rng: np.random.Generator) -> None:
         r"\lambda_r = \frac{2\pi}{\omega_r} = 2\pi\, b^{2r/d}, \qquad \frac{\lambda_{r+1}}{\lambda_r} = b^{2/d} > 1,"
         r" \qquad \lambda_0 = 2\pi, \quad \lambda_{d/2-1} = 2\pi\, b^{(d-2)/d}"
     ),
-    summary=r"Pair $r$ repeats every $2\pi\, b^{2r/d}$ positions, each pair's wavelength is $b^{2/d}$ times the previous one, and the range spans $2\pi$ to $2\pi\, b^{(d-2)/d}$.",
-    assumptions=(r"$\omega_r = b^{-2r/d}$", r"base $b > 1$ (10000 by default)", "d a positive even integer", r"$r = 0, \ldots, d/2 - 1$"),
+    summary=r"Pair $r$ repeats every $2\pi\, b^{2r/d}$ positions, each pair's wavelength is $b^{2/d}$ times the "
+            r"previous one, and the range spans $2\pi$ to $2\pi\, b^{(d-2)/d}$.",
+    assumptions=(
+        r"$\omega_r = b^{-2r/d}$",
+        r"base $b > 1$ (10000 by default)",
+        "d a positive even integer",
+        r"$r = 0, \ldots, d/2 - 1$",
+    ),
     steps=(
-        r"The pair $(\sin t\omega_r, \cos t\omega_r)$ repeats when $t\omega_r$ grows by $2\pi$, so its wavelength is $2\pi/\omega_r = 2\pi b^{2r/d}$.",
-        r"Dividing the wavelength of pair $r+1$ by that of pair $r$ cancels everything except $b^{2(r+1)/d - 2r/d} = b^{2/d}$, which does not depend on $r$.",
-        r"Writing $b = e^{\ell}$ with $\ell > 0$ turns the ratio into $e^{2\ell/d} > 1$, so the wavelengths strictly increase with $r$.",
-        r"The smallest is at $r = 0$, where $b^0 = 1$ gives $2\pi$; the largest is at $r = d/2 - 1$, where the exponent is $(d-2)/d$.",
+        r"The pair $(\sin t\omega_r, \cos t\omega_r)$ repeats when $t\omega_r$ grows by $2\pi$, so its wavelength is "
+        r"$2\pi/\omega_r = 2\pi b^{2r/d}$.",
+        r"Dividing the wavelength of pair $r+1$ by that of pair $r$ cancels everything except "
+        r"$b^{2(r+1)/d - 2r/d} = b^{2/d}$, which does not depend on $r$.",
+        r"Writing $b = e^{\ell}$ with $\ell > 0$ turns the ratio into $e^{2\ell/d} > 1$, so the "
+        r"wavelengths strictly increase with $r$.",
+        r"The smallest is at $r = 0$, where $b^0 = 1$ gives $2\pi$; the largest is at $r = d/2 - 1$, "
+        r"where the exponent is $(d-2)/d$.",
     ),
     scope=GENERAL,
 )
@@ -295,12 +312,17 @@ def check_wavelength(rng: np.random.Generator) -> None:
         r"\cos\theta = \sin\Big(\theta + \frac{\pi}{2}\Big), \qquad \sin(\pi - \theta) = \sin\theta"
         r" \quad\text{while}\quad \cos(\pi - \theta) = -\cos\theta"
     ),
-    summary=r"The cosine channel equals a sine shifted by $\pi/2$, and unlike a duplicated sine it distinguishes the phases $\theta$ and $\pi - \theta$.",
+    summary=r"The cosine channel equals a sine shifted by $\pi/2$, and unlike a duplicated sine it distinguishes the "
+            r"phases $\theta$ and $\pi - \theta$.",
     assumptions=(r"$\theta$ real",),
     steps=(
-        r"The addition formula gives $\sin(\theta + \pi/2) = \sin\theta\cos\frac{\pi}{2} + \cos\theta\sin\frac{\pi}{2} = \cos\theta$, so a sine/cosine pair is two sines a quarter cycle apart.",
-        r"Likewise $\sin(\pi - \theta) = \sin\theta$: the phases $\theta$ and $\pi - \theta$ give the same sine, so a second copy of that sine would give the same value too and add nothing.",
-        r"The cosine flips sign between them, $\cos(\pi - \theta) = -\cos\theta$, so the pair separates the two phases whenever $\cos\theta \neq 0$.",
+        r"The addition formula gives "
+        r"$\sin(\theta + \pi/2) = \sin\theta\cos\frac{\pi}{2} + \cos\theta\sin\frac{\pi}{2} = \cos\theta$, so a "
+        r"sine/cosine pair is two sines a quarter cycle apart.",
+        r"Likewise $\sin(\pi - \theta) = \sin\theta$: the phases $\theta$ and $\pi - \theta$ give the same sine, so a "
+        r"second copy of that sine would give the same value too and add nothing.",
+        r"The cosine flips sign between them, $\cos(\pi - \theta) = -\cos\theta$, so the pair separates the two phases "
+        r"whenever $\cos\theta \neq 0$.",
     ),
     scope=GENERAL,
 )
@@ -326,16 +348,21 @@ def check_sine_cosine_phase(rng: np.random.Generator) -> None:
     "shift-matrix-from-probes",
     title="Two probe phases determine the shift matrix uniquely",
     statement=(
-        r"M \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix} = \begin{pmatrix}\sin(\theta + \delta)\\ \cos(\theta + \delta)\end{pmatrix}"
+        r"M \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix}"
+        r" = \begin{pmatrix}\sin(\theta + \delta)\\ \cos(\theta + \delta)\end{pmatrix}"
         r" \text{ at } \theta = 0 \text{ and } \theta = \tfrac{\pi}{2} \quad\Longleftrightarrow\quad"
         r" M = \begin{pmatrix}\cos\delta & \sin\delta\\ -\sin\delta & \cos\delta\end{pmatrix}"
     ),
-    summary=r"Requiring a $2 \times 2$ matrix to advance the pair by $\delta$ at the phases $0$ and $\pi/2$ gives four linear equations whose only solution is the shift matrix displayed.",
+    summary=r"Requiring a $2 \times 2$ matrix to advance the pair by $\delta$ at the phases $0$ and $\pi/2$ gives four "
+            r"linear equations whose only solution is the shift matrix displayed.",
     assumptions=(r"$\delta$ real", r"$M$ an unknown real $2\times 2$ matrix"),
     steps=(
-        r"At $\theta = 0$ the pair is $(0, 1)^\top$, so $M(0, 1)^\top$, which is the second column of $M$, must equal $(\sin\delta, \cos\delta)^\top$.",
-        r"At $\theta = \pi/2$ the pair is $(1, 0)^\top$, so the first column of $M$ must equal $(\sin(\pi/2 + \delta), \cos(\pi/2 + \delta))^\top = (\cos\delta, -\sin\delta)^\top$.",
-        r"These are four linear equations in the four entries of $M$; their coefficient matrix has determinant $1 \neq 0$, so SymPy's `solve` returns exactly one solution.",
+        r"At $\theta = 0$ the pair is $(0, 1)^\top$, so $M(0, 1)^\top$, which is the second column of $M$, must equal "
+        r"$(\sin\delta, \cos\delta)^\top$.",
+        r"At $\theta = \pi/2$ the pair is $(1, 0)^\top$, so the first column of $M$ must equal "
+        r"$(\sin(\pi/2 + \delta), \cos(\pi/2 + \delta))^\top = (\cos\delta, -\sin\delta)^\top$.",
+        r"These are four linear equations in the four entries of $M$; their coefficient matrix has determinant "
+        r"$1 \neq 0$, so SymPy's `solve` returns exactly one solution.",
         r"That solution is the matrix displayed above: the probes leave no freedom.",
     ),
     scope=GENERAL,
@@ -372,12 +399,16 @@ def check_shift_matrix_from_probes(rng: np.random.Generator) -> None:
         r" \qquad S_\omega(k) \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix}"
         r" = \begin{pmatrix}\sin(\theta + k\omega)\\ \cos(\theta + k\omega)\end{pmatrix} \quad\text{for every } \theta"
     ),
-    summary=r"The matrix found from two probes shifts the $(\sin, \cos)$ pair by $k\omega$ whatever phase it starts at.",
+    summary=r"The matrix found from two probes shifts the $(\sin, \cos)$ pair by $k\omega$ whatever phase "
+            r"it starts at.",
     assumptions=(r"$\theta, k$ real", r"$\omega > 0$"),
     steps=(
-        r"The first row gives $\cos k\omega \sin\theta + \sin k\omega \cos\theta$, which is $\sin(\theta + k\omega)$ by the sine addition formula.",
-        r"The second row gives $-\sin k\omega \sin\theta + \cos k\omega \cos\theta$, which is $\cos(\theta + k\omega)$ by the cosine addition formula.",
-        r"Neither step used a particular $\theta$, so the two probes' matrix works for every phase, including $\theta = t\omega$ for any position $t$.",
+        r"The first row gives $\cos k\omega \sin\theta + \sin k\omega \cos\theta$, which is $\sin(\theta + k\omega)$ "
+        r"by the sine addition formula.",
+        r"The second row gives $-\sin k\omega \sin\theta + \cos k\omega \cos\theta$, which is $\cos(\theta + k\omega)$ "
+        r"by the cosine addition formula.",
+        r"Neither step used a particular $\theta$, so the two probes' matrix works for every phase, including "
+        r"$\theta = t\omega$ for any position $t$.",
     ),
     scope=GENERAL,
 )
@@ -405,12 +436,15 @@ def check_shift_matrix_all_phases(rng: np.random.Generator) -> None:
         r"\begin{gathered} S_\omega(a)\,S_\omega(b) = S_\omega(a + b), \qquad S_\omega(0) = I, \\"
         r" S_\omega(-k) = S_\omega(k)^{-1} = S_\omega(k)^\top, \qquad \det S_\omega(k) = 1 \end{gathered}"
     ),
-    summary=r"Shifting by $a$ then by $b$ is shifting by $a + b$, shifting by $0$ does nothing, shifting back undoes a shift and equals the transpose, and the determinant is $1$.",
+    summary=r"Shifting by $a$ then by $b$ is shifting by $a + b$, shifting by $0$ does nothing, shifting back undoes a "
+            r"shift and equals the transpose, and the determinant is $1$.",
     assumptions=(r"$a, b, k$ real", r"$\omega > 0$"),
     steps=(
-        r"Multiply out $S_\omega(a)S_\omega(b)$: each entry is a sum of two products of sines and cosines that the addition formulas collapse to $\cos((a+b)\omega)$ or $\pm\sin((a+b)\omega)$.",
+        r"Multiply out $S_\omega(a)S_\omega(b)$: each entry is a sum of two products of sines and cosines that the "
+        r"addition formulas collapse to $\cos((a+b)\omega)$ or $\pm\sin((a+b)\omega)$.",
         r"At $k = 0$ the cosines are 1 and the sines 0, which is the identity.",
-        r"Cosine is even and sine is odd, so negating $k$ flips the off-diagonal signs, which is the transpose; by the first two facts $S_\omega(-k)S_\omega(k) = S_\omega(0) = I$, so it is also the inverse.",
+        r"Cosine is even and sine is odd, so negating $k$ flips the off-diagonal signs, which is the transpose; by the "
+        r"first two facts $S_\omega(-k)S_\omega(k) = S_\omega(0) = I$, so it is also the inverse.",
         r"The determinant is $\cos^2 k\omega + \sin^2 k\omega = 1$.",
     ),
     scope=GENERAL,
@@ -445,16 +479,25 @@ def check_shift_composition(rng: np.random.Generator) -> None:
     "shift-rotation-link",
     title="The sinusoidal shift matrix is the RoPE rotation by the opposite angle",
     statement=(
-        r"\begin{aligned} S_\omega(k) &= \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
+        r"\begin{aligned} S_\omega(k)"
+        r" &= \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}"
         r" = R(-k\omega), \\ R(\phi) &= \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix}, \\"
         r" T_k &= R_\Theta(-k) = R_\Theta(k)^\top \text{ when } \theta_r = \omega_r \end{aligned}"
     ),
-    summary=r"The matrix that shifts a $(\sin, \cos)$ pair by $k\omega$ is RoPE's counter-clockwise rotation by $-k\omega$, so the whole shift operator $T_k$ is RoPE's rotation at position $-k$.",
-    assumptions=(r"$k$ real", r"$\omega > 0$", r"pairs ordered (sin, cos) for the encoding and (channel $2r$, channel $2r + 1$) for RoPE"),
+    summary=r"The matrix that shifts a $(\sin, \cos)$ pair by $k\omega$ is RoPE's counter-clockwise rotation by "
+            r"$-k\omega$, so the whole shift operator $T_k$ is RoPE's rotation at position $-k$.",
+    assumptions=(
+        r"$k$ real",
+        r"$\omega > 0$",
+        r"pairs ordered (sin, cos) for the encoding and (channel $2r$, channel $2r + 1$) for RoPE",
+    ),
     steps=(
-        r"Cosine is even and sine is odd, so $R(-k\omega)$ has $\cos k\omega$ on the diagonal, $+\sin k\omega$ above it and $-\sin k\omega$ below it: entry by entry, that is $S_\omega(k)$.",
-        r"Both block-diagonal operators put pair $r$'s $2 \times 2$ block on channels $2r$ and $2r + 1$, so with the same frequencies $T_k = \operatorname{diag}(R(-k\omega_r)) = R_\Theta(-k)$.",
-        r"A rotation's inverse is its transpose (`rope-norm`), so $R_\Theta(-k) = R_\Theta(k)^\top$: rotating the shifted encoding $P(t + k)$ by RoPE at position $k$ gives back $P(t)$.",
+        r"Cosine is even and sine is odd, so $R(-k\omega)$ has $\cos k\omega$ on the diagonal, $+\sin k\omega$ above "
+        r"it and $-\sin k\omega$ below it: entry by entry, that is $S_\omega(k)$.",
+        r"Both block-diagonal operators put pair $r$'s $2 \times 2$ block on channels $2r$ and $2r + 1$, so with the "
+        r"same frequencies $T_k = \operatorname{diag}(R(-k\omega_r)) = R_\Theta(-k)$.",
+        r"A rotation's inverse is its transpose (`rope-norm`), so $R_\Theta(-k) = R_\Theta(k)^\top$: rotating the "
+        r"shifted encoding $P(t + k)$ by RoPE at position $k$ gives back $P(t)$.",
     ),
     scope=GENERAL,
 )
@@ -487,16 +530,22 @@ def check_shift_rotation_link(rng: np.random.Generator) -> None:
     "block-shift",
     title="One block-diagonal matrix shifts the whole position vector",
     statement=(
-        r"P(t + k) = T_k\,P(t), \qquad T_k = \operatorname{diag}\big(S_{\omega_0}(k), \ldots, S_{\omega_{d/2-1}}(k)\big)"
+        r"P(t + k) = T_k\,P(t),"
+        r" \qquad T_k = \operatorname{diag}\big(S_{\omega_0}(k), \ldots, S_{\omega_{d/2-1}}(k)\big)"
         r" \text{ does not depend on } t"
     ),
-    summary=r"Placing each pair's shift matrix on the diagonal gives a matrix $T_k$, built from $k$ and the frequencies alone, that maps $P(t)$ to $P(t + k)$.",
+    summary=r"Placing each pair's shift matrix on the diagonal gives a matrix $T_k$, built from $k$ and the "
+            r"frequencies alone, that maps $P(t)$ to $P(t + k)$.",
     assumptions=("t, k real", "d a positive even integer", r"$\omega_r = b^{-2r/d}$ with base $b > 0$"),
     steps=(
         r"Block $r$ of $T_k$ touches only channels $2r$ and $2r + 1$, which hold $(\sin t\omega_r, \cos t\omega_r)$.",
-        r"By the all-phases identity with $\theta = t\omega_r$, that block returns $(\sin (t + k)\omega_r, \cos (t + k)\omega_r)$, the same channels of $P(t + k)$.",
-        r"The entries of $T_k$ are sines and cosines of $k\omega_r$ only, so one matrix serves every starting position $t$.",
-        r"SymPy checks block $r$ for a symbolic pair index $r$, width $d$ and base $b$, then the whole matrix by induction on the number of pairs: if the first $n$ blocks shift the first $n$ pairs, adding pair $n$ keeps that true.",
+        r"By the all-phases identity with $\theta = t\omega_r$, that block returns "
+        r"$(\sin (t + k)\omega_r, \cos (t + k)\omega_r)$, the same channels of $P(t + k)$.",
+        r"The entries of $T_k$ are sines and cosines of $k\omega_r$ only, so one matrix serves every "
+        r"starting position $t$.",
+        r"SymPy checks block $r$ for a symbolic pair index $r$, width $d$ and base $b$, then the whole matrix by "
+        r"induction on the number of pairs: if the first $n$ blocks shift the first $n$ pairs, adding pair "
+        r"$n$ keeps that true.",
     ),
     scope=GENERAL,
 )
@@ -506,7 +555,8 @@ def prove_block_shift() -> None:
 
     if t in block(r).free_symbols:
         raise ProofFailure("block r of T_k depends on t")
-    blocks_act_pairwise(block, lambda q: pair(t * omega(q, d)), lambda q: pair((t + k) * omega(q, d)), "P(t + k) = T_k P(t)")
+    blocks_act_pairwise(block, lambda q: pair(t * omega(q, d)), lambda q: pair((t + k) * omega(q, d)), "P(t + k) "
+                                                                                                       "= T_k P(t)")
 
 
 @numeric_check("block-shift")
@@ -522,12 +572,14 @@ def check_block_shift(rng: np.random.Generator) -> None:
     "kernel",
     title="The dot product of two position vectors depends only on their offset",
     statement=r"P(t)\cdot P(s) = \sum_{r=0}^{d/2-1} \cos\big(\omega_r (t - s)\big) =: K(t - s)",
-    summary=r"$P(t) \cdot P(s)$ is a sum of cosines of the offset $t - s$, the same wherever the pair of positions starts.",
+    summary=r"$P(t) \cdot P(s)$ is a sum of cosines of the offset $t - s$, the same wherever the pair "
+            r"of positions starts.",
     assumptions=("t, s real", "d a positive even integer"),
     steps=(
         r"Pair $r$ contributes $\sin(t\omega_r)\sin(s\omega_r) + \cos(t\omega_r)\cos(s\omega_r)$ to the dot product.",
         r"By the cosine subtraction formula this is $\cos(t\omega_r - s\omega_r) = \cos(\omega_r (t - s))$.",
-        r"Summing over the $d/2$ pairs gives a function $K$ of $t - s$ alone; SymPy proves the pair term for a symbolic pair index $r$ and sums it over a symbolic number of pairs.",
+        r"Summing over the $d/2$ pairs gives a function $K$ of $t - s$ alone; SymPy proves the pair term for a "
+        r"symbolic pair index $r$ and sums it over a symbolic number of pairs.",
     ),
     scope=GENERAL,
 )
@@ -555,13 +607,17 @@ def check_kernel(rng: np.random.Generator) -> None:
         r"\lVert P(t) - P(s) \rVert^2 = d - 2K(t - s)"
         r" = 4 \sum_{r=0}^{d/2-1} \sin^2\Big(\frac{\omega_r (t - s)}{2}\Big)"
     ),
-    summary=r"Expanding the squared distance leaves the two constant norms $d/2$ and twice the kernel, which the half-angle formula rewrites as a sum of squared sines.",
+    summary=r"Expanding the squared distance leaves the two constant norms $d/2$ and twice the kernel, which the "
+            r"half-angle formula rewrites as a sum of squared sines.",
     assumptions=("t, s real", "d a positive even integer"),
     steps=(
         r"Expand $\lVert P(t) - P(s)\rVert^2 = \lVert P(t)\rVert^2 + \lVert P(s)\rVert^2 - 2P(t)\cdot P(s)$.",
-        r"Both norms are $d/2$ (`pair-norm`) and the dot product is $K(t - s)$ (`kernel`), which gives $d - 2K(t - s)$.",
-        r"Per pair this is $2 - 2\cos(\omega_r(t - s))$, and the half-angle formula $1 - \cos x = 2\sin^2(x/2)$ turns it into $4\sin^2(\omega_r(t - s)/2)$.",
-        r"The last form is a sum of squares, so it is never negative and it is computed without the cancellation that $d - 2K$ suffers at small offsets.",
+        r"Both norms are $d/2$ (`pair-norm`) and the dot product is $K(t - s)$ (`kernel`), "
+        r"which gives $d - 2K(t - s)$.",
+        r"Per pair this is $2 - 2\cos(\omega_r(t - s))$, and the half-angle formula $1 - \cos x = 2\sin^2(x/2)$ turns "
+        r"it into $4\sin^2(\omega_r(t - s)/2)$.",
+        r"The last form is a sum of squares, so it is never negative and it is computed without the cancellation that "
+        r"$d - 2K$ suffers at small offsets.",
     ),
     scope=GENERAL,
 )
@@ -596,12 +652,15 @@ def check_distance(rng: np.random.Generator) -> None:
     "kernel-symmetry-bound",
     title="The kernel is even, peaks at offset zero and stays within ±d/2",
     statement=r"K(-\Delta) = K(\Delta), \qquad K(0) = \frac{d}{2}, \qquad \lvert K(\Delta) \rvert \le \frac{d}{2}",
-    summary=r"Swapping the two positions leaves the kernel unchanged, equal positions give $d/2$, and no offset gives more than $d/2$ in absolute value.",
+    summary=r"Swapping the two positions leaves the kernel unchanged, equal positions give $d/2$, and no offset gives "
+            r"more than $d/2$ in absolute value.",
     assumptions=(r"$\Delta$ real", "d a positive even integer", r"$\omega_r = b^{-2r/d}$ with base $b > 0$"),
     steps=(
         r"Cosine is even, so every term $\cos(\omega_r\Delta)$ is unchanged when $\Delta$ becomes $-\Delta$.",
         r"At $\Delta = 0$ each of the $d/2$ terms is $\cos 0 = 1$.",
-        r"By the half-angle formulas $\tfrac{d}{2} - K(\Delta) = \sum_r 2\sin^2(\omega_r\Delta/2)$ and $\tfrac{d}{2} + K(\Delta) = \sum_r 2\cos^2(\omega_r\Delta/2)$; both are sums of squares, hence $-\tfrac{d}{2} \le K(\Delta) \le \tfrac{d}{2}$.",
+        r"By the half-angle formulas $\tfrac{d}{2} - K(\Delta) = \sum_r 2\sin^2(\omega_r\Delta/2)$ and "
+        r"$\tfrac{d}{2} + K(\Delta) = \sum_r 2\cos^2(\omega_r\Delta/2)$; both are sums of squares, hence "
+        r"$-\tfrac{d}{2} \le K(\Delta) \le \tfrac{d}{2}$.",
     ),
     scope=GENERAL,
 )
@@ -638,12 +697,15 @@ def check_kernel_symmetry_bound(rng: np.random.Generator) -> None:
         r"u_t = \frac{t}{L - 1} \;\Longrightarrow\; u_{t+1} - u_t = \frac{1}{L - 1},"
         r" \qquad \text{which is } \tfrac{1}{4} \text{ at } L = 5 \text{ and } \tfrac{1}{8} \text{ at } L = 9"
     ),
-    summary=r"Squeezing the ids of a length-$L$ sequence into $[0, 1]$ makes neighbouring tokens $1/(L - 1)$ apart, so one token step means different offsets in sequences of different lengths.",
+    summary=r"Squeezing the ids of a length-$L$ sequence into $[0, 1]$ makes neighbouring tokens $1/(L - 1)$ apart, so "
+            r"one token step means different offsets in sequences of different lengths.",
     assumptions=("t an integer position, 0 <= t < L - 1", "L an integer length, L > 1"),
     steps=(
-        r"Subtract: $\frac{t + 1}{L - 1} - \frac{t}{L - 1} = \frac{1}{L - 1}$, the same for every $t$ but not for every $L$.",
+        r"Subtract: $\frac{t + 1}{L - 1} - \frac{t}{L - 1} = \frac{1}{L - 1}$, the same for every $t$ but "
+        r"not for every $L$.",
         r"At $L = 5$ the step is $1/4$; at $L = 9$ it is $1/8$, half as large for the same one-token move.",
-        r"With raw integer ids the step is 1 at every length, which is what the sinusoidal shift and kernel identities assume.",
+        r"With raw integer ids the step is 1 at every length, which is what the sinusoidal shift and "
+        r"kernel identities assume.",
     ),
     scope=GENERAL,
 )
@@ -674,12 +736,21 @@ def check_normalized_ids_step(rng: np.random.Generator) -> None:
         r"\begin{aligned} q_t^\top k_s &= (E_t + P_t)^\top A\,(E_s + P_s), \qquad A = W_Q W_K^\top \\"
         r" &= E_t^\top A E_s + E_t^\top A P_s + P_t^\top A E_s + P_t^\top A P_s \end{aligned}"
     ),
-    summary=r"With inputs $x = E + P$ and queries and keys $q = W_Q^\top x$, $k = W_K^\top x$, the score expands into content-content, content-position, position-content and position-position parts, all weighted by the same learned $A$.",
-    assumptions=(r"$E_t, P_t \in \mathbb{R}^d$ column vectors", r"$W_Q, W_K \in \mathbb{R}^{d \times d_k}$", r"$q_t = W_Q^\top x_t$, $k_s = W_K^\top x_s$ with $x = E + P$", "the usual 1/sqrt(d_k) scale is left out"),
+    summary=r"With inputs $x = E + P$ and queries and keys $q = W_Q^\top x$, $k = W_K^\top x$, the score expands into "
+            r"content-content, content-position, position-content and position-position parts, all weighted "
+            r"by the same learned $A$.",
+    assumptions=(
+        r"$E_t, P_t \in \mathbb{R}^d$ column vectors",
+        r"$W_Q, W_K \in \mathbb{R}^{d \times d_k}$",
+        r"$q_t = W_Q^\top x_t$, $k_s = W_K^\top x_s$ with $x = E + P$",
+        "the usual 1/sqrt(d_k) scale is left out",
+    ),
     steps=(
         r"$q_t^\top k_s = (W_Q^\top x_t)^\top (W_K^\top x_s) = x_t^\top W_Q W_K^\top x_s = x_t^\top A\,x_s$.",
-        r"Substitute $x_t = E_t + P_t$ and $x_s = E_s + P_s$; the bilinear form distributes over both sums and gives four terms.",
-        r"Only the last term involves positions alone, and even it is weighted by $A$ rather than the identity, so the `kernel` identity does not apply to it directly.",
+        r"Substitute $x_t = E_t + P_t$ and $x_s = E_s + P_s$; the bilinear form distributes over both sums "
+        r"and gives four terms.",
+        r"Only the last term involves positions alone, and even it is weighted by $A$ rather than the identity, so the "
+        r"`kernel` identity does not apply to it directly.",
     ),
     scope=GENERAL,
 )
@@ -714,10 +785,16 @@ def check_attention_expansion(rng: np.random.Generator) -> None:
     title="A learned matrix can make the position-only score depend on absolute position",
     statement=(
         r"\begin{gathered} A = e_0 e_0^\top: \quad P(t)^\top A\,P(s) = \sin t\,\sin s, \\"
-        r" 0 \text{ at } (t, s) = (0, 1), \qquad \sin 1 \sin 2 \approx 0.7651 \text{ at } (t, s) = (1, 2) \end{gathered}"
+        r" 0 \text{ at } (t, s) = (0, 1),"
+        r" \qquad \sin 1 \sin 2 \approx 0.7651 \text{ at } (t, s) = (1, 2) \end{gathered}"
     ),
-    summary=r"If $A$ keeps only the first sine channel, two position pairs with the same offset get different scores, so the position-position term need not be a function of $t - s$.",
-    assumptions=(r"$d$ any positive even integer (the deep dive uses $d = 8$)", r"interleaved layout, so channel 0 is $\sin(t\omega_0) = \sin t$ because $\omega_0 = b^0 = 1$", r"$e_0$ the first standard basis vector"),
+    summary=r"If $A$ keeps only the first sine channel, two position pairs with the same offset get different scores, "
+            r"so the position-position term need not be a function of $t - s$.",
+    assumptions=(
+        r"$d$ any positive even integer (the deep dive uses $d = 8$)",
+        r"interleaved layout, so channel 0 is $\sin(t\omega_0) = \sin t$ because $\omega_0 = b^0 = 1$",
+        r"$e_0$ the first standard basis vector",
+    ),
     steps=(
         r"$e_0^\top P(t)$ picks channel 0, which is $\sin(t\omega_0) = \sin t$, so the score is $\sin t \sin s$.",
         r"At $(t, s) = (0, 1)$ the factor $\sin 0$ makes the score exactly 0.",
@@ -761,13 +838,16 @@ def check_position_only_counterexample(rng: np.random.Generator) -> None:
     title="Concatenating instead of adding doubles the query projection",
     statement=(
         r"W_Q \in \mathbb{R}^{d \times d_k}:\ d\,d_k \text{ weights for } E_t + P_t, \qquad"
-        r" W_Q' \in \mathbb{R}^{2d \times d_k}:\ 2\,d\,d_k \text{ weights for } \begin{pmatrix} E_t \\ P_t \end{pmatrix}"
+        r" W_Q' \in \mathbb{R}^{2d \times d_k}:"
+        r"\ 2\,d\,d_k \text{ weights for } \begin{pmatrix} E_t \\ P_t \end{pmatrix}"
     ),
-    summary=r"A sum of two width-$d$ vectors still has width $d$, so its query projection needs $d\,d_k$ weights, while the stacked width-$2d$ vector needs $2\,d\,d_k$.",
+    summary=r"A sum of two width-$d$ vectors still has width $d$, so its query projection needs $d\,d_k$ weights, "
+            r"while the stacked width-$2d$ vector needs $2\,d\,d_k$.",
     assumptions=(r"$d, d_k$ positive integers", r"$E_t, P_t \in \mathbb{R}^d$"),
     steps=(
         r"$E_t + P_t$ has $d$ entries, so a projection to $d_k$ outputs is a $d \times d_k$ matrix: $d\,d_k$ weights.",
-        r"Stacking $E_t$ on $P_t$ gives $2d$ entries, so the matrix is $2d \times d_k$: $2\,d\,d_k$ weights, twice as many.",
+        r"Stacking $E_t$ on $P_t$ gives $2d$ entries, so the matrix is $2d \times d_k$: $2\,d\,d_k$ weights, "
+        r"twice as many.",
         r"This compares shapes and parameter counts only; it says nothing about which choice trains better.",
     ),
     scope=GENERAL,
@@ -801,11 +881,13 @@ def check_projection_parameters(rng: np.random.Generator) -> None:
     "sum-not-separable",
     title="A sum does not reveal its two summands",
     statement=r"(E_t + v) + (P_t - v) = E_t + P_t \quad \text{for every } v \in \mathbb{R}^d",
-    summary=r"Moving any vector $v$ from one summand to the other leaves the sum unchanged, so the sum alone cannot determine the content and position parts.",
+    summary=r"Moving any vector $v$ from one summand to the other leaves the sum unchanged, so the sum alone cannot "
+            r"determine the content and position parts.",
     assumptions=(r"$E_t, P_t, v \in \mathbb{R}^d$",),
     steps=(
         r"Regroup: $(E_t + v) + (P_t - v) = E_t + P_t + (v - v) = E_t + P_t$.",
-        r"Every choice of $v$ gives a different pair of summands with the same total, so infinitely many splits produce the same input.",
+        r"Every choice of $v$ gives a different pair of summands with the same total, so infinitely "
+        r"many splits produce the same input.",
         r"Only extra knowledge, such as knowing $P_t$ exactly, lets one recover $E_t$ by subtraction.",
     ),
     scope=GENERAL,
@@ -833,12 +915,15 @@ def check_sum_not_separable(rng: np.random.Generator) -> None:
         r"\frac{\partial}{\partial x}\big(x + F(x)\big) = I + J_F(x), \qquad"
         r" F(x) = -x \;\Longrightarrow\; x + F(x) = 0"
     ),
-    summary=r"The skip path contributes an identity term to the derivative, yet an update $F(x) = -x$ cancels the input, so the original vector is not guaranteed to survive.",
+    summary=r"The skip path contributes an identity term to the derivative, yet an update $F(x) = -x$ cancels the "
+            r"input, so the original vector is not guaranteed to survive.",
     assumptions=(r"$x \in \mathbb{R}^d$", r"$F: \mathbb{R}^d \to \mathbb{R}^d$ differentiable with Jacobian $J_F$"),
     steps=(
-        r"Differentiate component by component: $\partial(x_i + F_i(x))/\partial x_j = \delta_{ij} + \partial F_i/\partial x_j$, which is $I + J_F$.",
+        r"Differentiate component by component: "
+        r"$\partial(x_i + F_i(x))/\partial x_j = \delta_{ij} + \partial F_i/\partial x_j$, which is $I + J_F$.",
         r"The identity part carries signal and gradient straight through the block, whatever $F$ is.",
-        r"For $F(x) = -x$ the output is $x - x = 0$ and the Jacobian is $I - I = 0$: this update removes the input entirely.",
+        r"For $F(x) = -x$ the output is $x - x = 0$ and the Jacobian is $I - I = 0$: this update removes "
+        r"the input entirely.",
     ),
     scope=GENERAL,
 )
@@ -880,18 +965,28 @@ def check_residual_jacobian(rng: np.random.Generator) -> None:
     "rope-relative",
     title="RoPE scores depend only on the offset between query and key",
     statement=(
-        r"\begin{aligned} \big(R(m\theta)\,q\big)^\top \big(R(n\theta)\,k\big) &= q^\top R\big((n - m)\theta\big)\,k, \\"
+        r"\begin{aligned} \big(R(m\theta)\,q\big)^\top \big(R(n\theta)\,k\big)"
+        r" &= q^\top R\big((n - m)\theta\big)\,k, \\"
         r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) &= q^\top R_\Theta(n - m)\,k, \\"
         r" R(\phi) &= \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix}, \\"
         r" R_\Theta(m) &= \operatorname{diag}\big(R(m\theta_0), \ldots, R(m\theta_{d/2-1})\big) \end{aligned}"
     ),
-    summary=r"Rotating a query at position $m$ and a key at position $n$ leaves a score that depends on $n - m$ only, pair by pair and so for the whole vector.",
-    assumptions=(r"$m, n$ real positions", r"$\theta_r = b^{-2r/d} > 0$", r"$q, k \in \mathbb{R}^2$ per pair, $\mathbb{R}^d$ for the full rotation"),
+    summary=r"Rotating a query at position $m$ and a key at position $n$ leaves a score that depends on $n - m$ only, "
+            r"pair by pair and so for the whole vector.",
+    assumptions=(
+        r"$m, n$ real positions",
+        r"$\theta_r = b^{-2r/d} > 0$",
+        r"$q, k \in \mathbb{R}^2$ per pair, $\mathbb{R}^d$ for the full rotation",
+    ),
     steps=(
         r"$(R(m\theta)q)^\top R(n\theta)k = q^\top R(m\theta)^\top R(n\theta)\,k$.",
-        r"A rotation's transpose is the rotation by the opposite angle, and rotations add their angles, so $R(m\theta)^\top R(n\theta) = R(-m\theta)R(n\theta) = R((n - m)\theta)$.",
-        r"$R_\Theta$ is block diagonal, so its score is the sum of the per-pair scores, each a function of $n - m$; shifting both positions by the same amount changes nothing.",
-        r"SymPy proves the pair identity for a symbolic pair index $r$ and carries $R_\Theta(m)^\top R_\Theta(n) = R_\Theta(n - m)$ from $n$ pairs to $n + 1$ (block-diagonal matrices multiply block by block), so it holds at every even width.",
+        r"A rotation's transpose is the rotation by the opposite angle, and rotations add their angles, so "
+        r"$R(m\theta)^\top R(n\theta) = R(-m\theta)R(n\theta) = R((n - m)\theta)$.",
+        r"$R_\Theta$ is block diagonal, so its score is the sum of the per-pair scores, each a function of $n - m$; "
+        r"shifting both positions by the same amount changes nothing.",
+        r"SymPy proves the pair identity for a symbolic pair index $r$ and carries "
+        r"$R_\Theta(m)^\top R_\Theta(n) = R_\Theta(n - m)$ from $n$ pairs to $n + 1$ (block-diagonal matrices multiply "
+        r"block by block), so it holds at every even width.",
     ),
     scope=GENERAL,
 )
@@ -940,7 +1035,9 @@ def check_rope_relative(rng: np.random.Generator) -> None:
     steps=(
         r"For one pair, $R(\phi)^\top R(\phi) = I$ because $\cos^2\phi + \sin^2\phi = 1$ and the cross terms cancel.",
         r"Hence $\lVert R(\phi) x\rVert^2 = x^\top R(\phi)^\top R(\phi) x = \lVert x\rVert^2$ for every pair $x$.",
-        r"The squared norm of the full vector is the sum over pairs, each unchanged, so $\lVert R_\Theta(m) q\rVert = \lVert q\rVert$; SymPy proves $R_\Theta(m)^\top R_\Theta(m) = I$ for a symbolic pair index and by induction on the number of pairs.",
+        r"The squared norm of the full vector is the sum over pairs, each unchanged, so "
+        r"$\lVert R_\Theta(m) q\rVert = \lVert q\rVert$; SymPy proves $R_\Theta(m)^\top R_\Theta(m) = I$ for a "
+        r"symbolic pair index and by induction on the number of pairs.",
     ),
     scope=GENERAL,
 )
@@ -1012,7 +1109,8 @@ def fills_channels_once(channel: Callable[[sp.Expr, int], sp.Expr]) -> None:
                 shared = sp.KroneckerDelta(channel(r, a), channel(other_pair, b))
                 one_to_one = at_most(half - 1, shared, r if a < b else other_pair) == 0
             if not one_to_one:
-                raise ProofFailure(f"{channel.__name__}: member {a} of pair r and member {b} of pair s can share a channel")
+                raise ProofFailure(f"{channel.__name__}: member {a} of pair r and member {b} of pair s can "
+                                   "share a channel")
     assert_equal(sp.Sum(2, (r, 0, half - 1)).doit(), d, "d/2 pairs of two members fill the d channels")
 
 
@@ -1023,16 +1121,38 @@ def fills_channels_once(channel: Callable[[sp.Expr, int], sp.Expr]) -> None:
         r"\begin{gathered} R^{\mathrm{halves}}_\Theta(m) = \Pi^\top R^{\mathrm{inter}}_\Theta(m)\,\Pi,"
         r" \qquad (\Pi x)_{2r} = x_r, \quad (\Pi x)_{2r+1} = x_{r + d/2}, \\"
         r" \big(R^{\mathrm{halves}}_\Theta(m)\,q\big)^\top \big(R^{\mathrm{halves}}_\Theta(n)\,k\big)"
-        r" = \big(R^{\mathrm{inter}}_\Theta(m)\,\Pi q\big)^\top \big(R^{\mathrm{inter}}_\Theta(n)\,\Pi k\big) \end{gathered}"
+        r" = \big(R^{\mathrm{inter}}_\Theta(m)\,\Pi q\big)^\top"
+        r" \big(R^{\mathrm{inter}}_\Theta(n)\,\Pi k\big) \end{gathered}"
     ),
-    summary=r"Pairing channel $r$ with $r + d/2$ is the interleaved pairing seen through a fixed permutation, so permuting the output channels of $W_Q$ and $W_K$ converts one layout into the other with identical scores.",
-    assumptions=(r"$m, n$ real positions", "d a positive even integer", r"$\Pi$ the $d \times d$ permutation matrix defined above", "both layouts use the same frequencies"),
+    summary=r"Pairing channel $r$ with $r + d/2$ is the interleaved pairing seen through a fixed permutation, so "
+            r"permuting the output channels of $W_Q$ and $W_K$ converts one layout into the other "
+            r"with identical scores.",
+    assumptions=(
+        r"$m, n$ real positions",
+        "d a positive even integer",
+        r"$\Pi$ the $d \times d$ permutation matrix defined above",
+        "both layouts use the same frequencies",
+    ),
     steps=(
-        r"Member $a \in \{0, 1\}$ of pair $r$ ($0 \le r < d/2$) sits in channel $r + a\,d/2$ in the halves layout and in channel $2r + a$ in the interleaved one. Both maps land in $0, \ldots, d - 1$ and are one-to-one: $2r + a = 2s + b$ forces $a = b$ (parity) and then $r = s$, and $r + a\,d/2 = s + b\,d/2$ with $a \neq b$ would put $r$ or $s$ outside $0, \ldots, d/2 - 1$. The $d$ members fill the $d$ channels, so each map is a bijection, and so is $\pi(r + a\,d/2) = 2r + a$.",
-        r"$\Pi$ moves channel $i$ to $\pi(i)$, so $\Pi_{ki} = \delta_{k\pi(i)}$ and, for every $d \times d$ matrix $M$, $(\Pi^\top M\,\Pi)_{ij} = \sum_{k,l} \delta_{k\pi(i)} M_{kl}\, \delta_{l\pi(j)} = M_{\pi(i)\pi(j)}$. With $M = I$ this is $\delta_{\pi(i)\pi(j)} = \delta_{ij}$, so $\Pi^\top\Pi = I$; and as $\pi(i)$ runs over every channel once, $(\Pi\Pi^\top)_{kl} = \sum_i \delta_{k\pi(i)}\delta_{l\pi(i)}$ is the same sum, $\delta_{kl}$, so $\Pi\Pi^\top = I$.",
-        r"Both layouts are block diagonal in their own pairing: where member $a$ of pair $r$ meets member $b$ of pair $s$ they hold $\delta_{rs} R(m\theta_r)_{ab}$. Entry $(r + a\,d/2,\ s + b\,d/2)$ of $\Pi^\top R^{\mathrm{inter}}_\Theta(m)\,\Pi$ is entry $(2r + a,\ 2s + b)$ of $R^{\mathrm{inter}}_\Theta(m)$, which is that same value, so the matrix is $R^{\mathrm{halves}}_\Theta(m)$.",
-        r"In a score the outer permutations meet as $\Pi\Pi^\top = I$, leaving the interleaved score of $\Pi q$ and $\Pi k$. Since $q = W_Q^\top x$, replacing $q$ by $\Pi q$ just reorders the output channels of $W_Q$ (likewise for $W_K$), so a checkpoint converts between layouts without changing any score.",
-        r"SymPy checks the four member cases for symbolic pair indices $r, s$ and width $d$, the sums over a symbolic number of channels, and the score with symbolic $d \times d$ matrices.",
+        r"Member $a \in \{0, 1\}$ of pair $r$ ($0 \le r < d/2$) sits in channel $r + a\,d/2$ in the halves layout and "
+        r"in channel $2r + a$ in the interleaved one. Both maps land in $0, \ldots, d - 1$ and are one-to-one: "
+        r"$2r + a = 2s + b$ forces $a = b$ (parity) and then $r = s$, and $r + a\,d/2 = s + b\,d/2$ with $a \neq b$ "
+        r"would put $r$ or $s$ outside $0, \ldots, d/2 - 1$. The $d$ members fill the $d$ channels, so each map is a "
+        r"bijection, and so is $\pi(r + a\,d/2) = 2r + a$.",
+        r"$\Pi$ moves channel $i$ to $\pi(i)$, so $\Pi_{ki} = \delta_{k\pi(i)}$ and, for every $d \times d$ matrix "
+        r"$M$, $(\Pi^\top M\,\Pi)_{ij} = \sum_{k,l} \delta_{k\pi(i)} M_{kl}\, \delta_{l\pi(j)} = M_{\pi(i)\pi(j)}$. "
+        r"With $M = I$ this is $\delta_{\pi(i)\pi(j)} = \delta_{ij}$, so $\Pi^\top\Pi = I$; and as $\pi(i)$ runs over "
+        r"every channel once, $(\Pi\Pi^\top)_{kl} = \sum_i \delta_{k\pi(i)}\delta_{l\pi(i)}$ is the same sum, "
+        r"$\delta_{kl}$, so $\Pi\Pi^\top = I$.",
+        r"Both layouts are block diagonal in their own pairing: where member $a$ of pair $r$ meets member $b$ of pair "
+        r"$s$ they hold $\delta_{rs} R(m\theta_r)_{ab}$. Entry $(r + a\,d/2,\ s + b\,d/2)$ of "
+        r"$\Pi^\top R^{\mathrm{inter}}_\Theta(m)\,\Pi$ is entry $(2r + a,\ 2s + b)$ of $R^{\mathrm{inter}}_\Theta(m)$, "
+        r"which is that same value, so the matrix is $R^{\mathrm{halves}}_\Theta(m)$.",
+        r"In a score the outer permutations meet as $\Pi\Pi^\top = I$, leaving the interleaved score of $\Pi q$ and "
+        r"$\Pi k$. Since $q = W_Q^\top x$, replacing $q$ by $\Pi q$ just reorders the output channels of $W_Q$ "
+        r"(likewise for $W_K$), so a checkpoint converts between layouts without changing any score.",
+        r"SymPy checks the four member cases for symbolic pair indices $r, s$ and width $d$, the sums over a symbolic "
+        r"number of channels, and the score with symbolic $d \times d$ matrices.",
     ),
     scope=GENERAL,
 )
@@ -1046,13 +1166,16 @@ def prove_rope_layout_permutation() -> None:
     image_i, image_j = sp.symbols("c e", nonnegative=True, integer=True)
     entry = sp.Function("M")
     conjugated = sp.Sum(
-        sp.KroneckerDelta(row, image_i) * entry(row, column) * sp.KroneckerDelta(column, image_j), (row, 0, d - 1), (column, 0, d - 1)
+        sp.KroneckerDelta(row, image_i) * entry(row, column) * sp.KroneckerDelta(column, image_j),
+        (row, 0, d - 1),
+        (column, 0, d - 1),
     ).doit()
     if at_most(d - 1, conjugated - entry(image_i, image_j), image_i, image_j) != 0:
         raise ProofFailure(f"(Pi^T M Pi)[i, j] = {conjugated}, not M[pi(i), pi(j)]")
     overlap = sp.Sum(sp.KroneckerDelta(row, image_i) * sp.KroneckerDelta(row, image_j), (row, 0, d - 1)).doit()
     if at_most(d - 1, overlap - sp.KroneckerDelta(image_i, image_j), image_i, image_j) != 0:
-        raise ProofFailure(f"sum over k of delta(k, c) delta(k, e) is {overlap}, not delta(c, e), so Pi is not orthogonal")
+        raise ProofFailure(f"sum over k of delta(k, c) delta(k, e) is {overlap}, not delta(c, e), so Pi "
+                           "is not orthogonal")
 
     # Both layouts hold delta_rs R(m theta_r)[a, b] where member a of pair r meets member b of pair s.
     m = sp.Symbol("m", real=True)
@@ -1060,9 +1183,11 @@ def prove_rope_layout_permutation() -> None:
         for b in (0, 1):
             block_entry = sp.KroneckerDelta(r, other_pair) * rotation(m * omega(r, d))[a, b]
             moved_from = interleaved_channel(r, a), interleaved_channel(other_pair, b)  # pi of the halves channels
-            moved = conjugated.subs({image_i: moved_from[0], image_j: moved_from[1]}).xreplace({entry(*moved_from): block_entry})
+            moved = conjugated.subs({image_i: moved_from[0], image_j: moved_from[1]})
+            moved = moved.xreplace({entry(*moved_from): block_entry})
             if at_most(half - 1, moved - block_entry, r, other_pair) != 0:
-                raise ProofFailure(f"(Pi^T R_inter Pi) differs from R_halves where member {a} of pair r meets member {b} of pair s: {moved}")
+                raise ProofFailure(f"(Pi^T R_inter Pi) differs from R_halves where member {a} of pair r "
+                                   f"meets member {b} of pair s: {moved}")
 
     permutation = sp.MatrixSymbol("Pi", d, d)
     inter_m, inter_n = sp.MatrixSymbol("R_m", d, d), sp.MatrixSymbol("R_n", d, d)
@@ -1098,12 +1223,20 @@ def check_rope_layout_permutation(rng: np.random.Generator) -> None:
         r"q = k = (c, c, \ldots, c),\ c \in \mathbb{R}^2 \;\Longrightarrow\;"
         r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) = \lVert c \rVert^2\, K(m - n)"
     ),
-    summary=r"When every pair of the query and key holds the same 2-vector $c$, the RoPE score is $\lVert c \rVert^2$ times the sinusoidal kernel, so the two similarity curves have the same shape.",
-    assumptions=(r"$m, n$ real positions", r"$\theta_r = \omega_r = b^{-2r/d}$ (the same frequencies as the sinusoidal encoding)", r"$R_\Theta$ as in `rope-relative`"),
+    summary=r"When every pair of the query and key holds the same 2-vector $c$, the RoPE score is $\lVert c \rVert^2$ "
+            r"times the sinusoidal kernel, so the two similarity curves have the same shape.",
+    assumptions=(
+        r"$m, n$ real positions",
+        r"$\theta_r = \omega_r = b^{-2r/d}$ (the same frequencies as the sinusoidal encoding)",
+        r"$R_\Theta$ as in `rope-relative`",
+    ),
     steps=(
         r"By `rope-relative`, pair $r$ contributes $c^\top R((n - m)\theta_r)\,c$.",
-        r"For any angle, $c^\top R(\phi)\,c = (c_1^2 + c_2^2)\cos\phi + c_1c_2(\sin\phi - \sin\phi) = \lVert c\rVert^2 \cos\phi$: the antisymmetric sine part cancels.",
-        r"Summing over pairs gives $\lVert c\rVert^2 \sum_r \cos((n - m)\omega_r) = \lVert c\rVert^2 K(n - m)$, and $K$ is even (`kernel-symmetry-bound`), so this is $\lVert c\rVert^2 K(m - n)$.",
+        r"For any angle, "
+        r"$c^\top R(\phi)\,c = (c_1^2 + c_2^2)\cos\phi + c_1c_2(\sin\phi - \sin\phi) = \lVert c\rVert^2 \cos\phi$: the "
+        r"antisymmetric sine part cancels.",
+        r"Summing over pairs gives $\lVert c\rVert^2 \sum_r \cos((n - m)\omega_r) = \lVert c\rVert^2 K(n - m)$, and "
+        r"$K$ is even (`kernel-symmetry-bound`), so this is $\lVert c\rVert^2 K(m - n)$.",
     ),
     scope=GENERAL,
 )
@@ -1113,7 +1246,8 @@ def prove_rope_sinusoidal_link() -> None:
     assert_equal((c.T * rotation(angle) * c)[0], c.dot(c) * sp.cos(angle), "c^T R(phi) c = |c|^2 cos phi")
     m, n = sp.Symbol("m", real=True), sp.Symbol("n", real=True)
     pair_score = (rotation(m * omega(r, d)) * c).dot(rotation(n * omega(r, d)) * c)
-    score = sum_over_pairs(pair_score, c.dot(c) * sp.cos((n - m) * omega(r, d)), "pair r scores |c|^2 cos((n - m) theta_r)")
+    score = sum_over_pairs(pair_score, c.dot(c) * sp.cos((n - m) * omega(r, d)), "pair r scores |c|^2 cos((n "
+                                                                                 "- m) theta_r)")
     if sp.expand(linear_parts(score) - c.dot(c) * kernel_sum(m - n)) != 0:
         raise ProofFailure(f"the RoPE score {linear_parts(score)} is not |c|^2 K(m - n)")
 
@@ -1135,10 +1269,12 @@ def check_rope_sinusoidal_link(rng: np.random.Generator) -> None:
         r"s_h = 2^{-8h/n} \ (h = 1, \ldots, n) \;\Longrightarrow\; \frac{s_{h+1}}{s_h} = 2^{-8/n},"
         r" \qquad s_1 = 2^{-8/n}, \quad s_n = 2^{-8}"
     ),
-    summary=r"For $n$ heads, $n$ a power of two, each slope is $2^{-8/n}$ times the previous one, starting at $2^{-8/n}$ and ending at $2^{-8} = 1/256$.",
+    summary=r"For $n$ heads, $n$ a power of two, each slope is $2^{-8/n}$ times the previous one, starting at "
+            r"$2^{-8/n}$ and ending at $2^{-8} = 1/256$.",
     assumptions=("n the number of heads, a power of two", "h an integer head index, 1 <= h <= n"),
     steps=(
-        r"Divide consecutive slopes: $2^{-8(h+1)/n} / 2^{-8h/n} = 2^{-8(h+1)/n + 8h/n} = 2^{-8/n}$, free of $h$, so the sequence is geometric.",
+        r"Divide consecutive slopes: $2^{-8(h+1)/n} / 2^{-8h/n} = 2^{-8(h+1)/n + 8h/n} = 2^{-8/n}$, free of $h$, so "
+        r"the sequence is geometric.",
         r"The first slope equals the common ratio, $s_1 = 2^{-8/n}$, so $s_h = (2^{-8/n})^h$.",
         r"The last slope is $s_n = 2^{-8} = 1/256$ for every head count $n$.",
     ),
@@ -1172,15 +1308,23 @@ def check_alibi_slopes(rng: np.random.Generator) -> None:
     "alibi-softmax-shift",
     title="ALiBi's distance penalty and a key-index bonus give the same attention weights",
     statement=(
-        r"\begin{gathered} \operatorname{softmax}_{j \le i}\big(a_{ij} + m\,j\big) = \operatorname{softmax}_{j \le i}\big(a_{ij} - m\,(i - j)\big), \\"
+        r"\begin{gathered} \operatorname{softmax}_{j \le i}\big(a_{ij} + m\,j\big)"
+        r" = \operatorname{softmax}_{j \le i}\big(a_{ij} - m\,(i - j)\big), \\"
         r" \text{since } -m\,(i - j) = m\,j - m\,i \end{gathered}"
     ),
-    summary=r"Subtracting $m\,(i - j)$ differs from adding $m\,j$ by $-m\,i$, a constant along the query's row, and softmax ignores a constant added to every entry of a row.",
-    assumptions=("i the query index, keys j = 0, ..., i (causal mask), i any non-negative integer", "m a head's slope", r"$a_{ij}$ real scores"),
+    summary=r"Subtracting $m\,(i - j)$ differs from adding $m\,j$ by $-m\,i$, a constant along the query's row, and "
+            r"softmax ignores a constant added to every entry of a row.",
+    assumptions=(
+        "i the query index, keys j = 0, ..., i (causal mask), i any non-negative integer",
+        "m a head's slope",
+        r"$a_{ij}$ real scores",
+    ),
     steps=(
         r"For a fixed query $i$, $-m(i - j) = m j - m i$, so the two biased rows differ by the constant $-m i$.",
-        r"Softmax is unchanged by adding a constant $c$ to a row: $e^{x_j + c} / \sum_l e^{x_l + c} = e^c e^{x_j} / (e^c \sum_l e^{x_l})$ and $e^c$ cancels.",
-        r"Hence both biases give identical attention weights; only the relative key positions $j$ within the row matter.",
+        r"Softmax is unchanged by adding a constant $c$ to a row: "
+        r"$e^{x_j + c} / \sum_l e^{x_l + c} = e^c e^{x_j} / (e^c \sum_l e^{x_l})$ and $e^c$ cancels.",
+        r"Hence both biases give identical attention weights; only the relative key positions $j$ within "
+        r"the row matter.",
     ),
     scope=GENERAL,
 )
@@ -1228,7 +1372,8 @@ def check_alibi_softmax_shift(rng: np.random.Generator) -> None:
         r"R_\Theta\!\left(m\,\frac{L}{L'}\right) = R_{\Theta/s}(m), \qquad s = \frac{L'}{L},"
         r"\quad \Theta/s = (\theta_0/s, \ldots, \theta_{d/2-1}/s)"
     ),
-    summary=r"Rotating position $m$ as if it were $m L/L'$ gives the same rotation as keeping $m$ and dividing every pair's frequency by $s = L'/L$.",
+    summary=r"Rotating position $m$ as if it were $m L/L'$ gives the same rotation as keeping $m$ and dividing every "
+            r"pair's frequency by $s = L'/L$.",
     assumptions=(r"$m$ a real position", r"$L, L' > 0$ the trained and the target context lengths", r"$\theta_r > 0$"),
     steps=(
         r"Pair $r$ of $R_\Theta(p)$ is the plane rotation by the angle $p\,\theta_r$.",
@@ -1241,7 +1386,8 @@ def prove_rope_position_interpolation() -> None:
     m = sp.Symbol("m", real=True)
     trained, target, frequency = sp.symbols("L L_prime theta", positive=True)
     scale = target / trained
-    assert_equal(rotation(m * trained / target * frequency), rotation(m * (frequency / scale)), "R(m L/L' theta) = R(m theta/s)")
+    assert_equal(rotation(m * trained / target * frequency), rotation(m * (frequency / scale)), "R(m L/L' theta) "
+                                                                                                "= R(m theta/s)")
 
 
 @numeric_check("rope-position-interpolation")
@@ -1263,12 +1409,15 @@ def check_rope_position_interpolation(rng: np.random.Generator) -> None:
         r"b' = b\,s^{d/(d-2)} \;\Longrightarrow\; \theta'_r = \theta_r\, s^{-2r/(d-2)},"
         r"\qquad \theta'_0 = \theta_0, \quad \theta'_{d/2-1} = \frac{\theta_{d/2-1}}{s}"
     ),
-    summary=r"Raising the RoPE base to $b\,s^{d/(d-2)}$ leaves pair $0$ unchanged, divides the last pair's frequency by exactly $s$, and slows the pairs between geometrically.",
+    summary=r"Raising the RoPE base to $b\,s^{d/(d-2)}$ leaves pair $0$ unchanged, divides the last pair's frequency "
+            r"by exactly $s$, and slows the pairs between geometrically.",
     assumptions=(r"$b > 0$ the base, $s > 0$ the scale", r"$d > 2$ even", r"$\theta_r = b^{-2r/d}$"),
     steps=(
-        r"With the new base, $\theta'_r = (b\,s^{d/(d-2)})^{-2r/d} = b^{-2r/d}\, s^{-2r/(d-2)} = \theta_r\, s^{-2r/(d-2)}$.",
+        r"With the new base, "
+        r"$\theta'_r = (b\,s^{d/(d-2)})^{-2r/d} = b^{-2r/d}\, s^{-2r/(d-2)} = \theta_r\, s^{-2r/(d-2)}$.",
         r"At $r = 0$ the factor is $s^0 = 1$: the fastest pair keeps its frequency.",
-        r"At $r = d/2 - 1$ the exponent is $-2(d/2 - 1)/(d - 2) = -1$: the slowest pair is divided by $s$, as position interpolation would divide it.",
+        r"At $r = d/2 - 1$ the exponent is $-2(d/2 - 1)/(d - 2) = -1$: the slowest pair is divided by $s$, as position "
+        r"interpolation would divide it.",
     ),
     scope=GENERAL,
 )
@@ -1315,15 +1464,26 @@ def transformer_xl_parts() -> tuple[sp.MatrixSymbol, ...]:
     "transformer-xl-terms",
     title="Transformer-XL's score is four terms with two global biases",
     statement=(
-        r"\begin{aligned} A^{\mathrm{rel}}_{ij} &= \underbrace{q_i^\top k_j}_{(a)} + \underbrace{q_i^\top r_{i-j}}_{(b)}"
-        r" + \underbrace{u^\top k_j}_{(c)} + \underbrace{v^\top r_{i-j}}_{(d)} = (q_i + u)^\top k_j + (q_i + v)^\top r_{i-j}, \\"
+        r"\begin{aligned} A^{\mathrm{rel}}_{ij}"
+        r" &= \underbrace{q_i^\top k_j}_{(a)} + \underbrace{q_i^\top r_{i-j}}_{(b)}"
+        r" + \underbrace{u^\top k_j}_{(c)} + \underbrace{v^\top r_{i-j}}_{(d)}"
+        r" = (q_i + u)^\top k_j + (q_i + v)^\top r_{i-j}, \\"
         r" q_i &= W_q^\top E_i, \quad k_j = W_{k,E}^\top E_j, \quad r_{i-j} = W_{k,R}^\top R_{i-j} \end{aligned}"
     ),
-    summary="Transformer-XL scores content against content (a), content against the relative position (b), a learned global content bias u against the key (c) and a learned global position bias v against the relative position (d); grouped, the query is shifted by u for the content key and by v for the position key.",
-    assumptions=(r"$E_i, E_j, R_{i-j} \in \mathbb{R}^d$ column vectors, $R_{i-j}$ the sinusoid of the distance $i - j$", r"$W_q, W_{k,E}, W_{k,R} \in \mathbb{R}^{d \times d_k}$", r"$u, v \in \mathbb{R}^{d_k}$ shared by every query", "scale and mask left out"),
+    summary="Transformer-XL scores content against content (a), content against the relative position (b), a learned "
+            "global content bias u against the key (c) and a learned global position bias v against the relative "
+            "position (d); grouped, the query is shifted by u for the content key and by v for the position key.",
+    assumptions=(
+        r"$E_i, E_j, R_{i-j} \in \mathbb{R}^d$ column vectors, $R_{i-j}$ the sinusoid of the distance $i - j$",
+        r"$W_q, W_{k,E}, W_{k,R} \in \mathbb{R}^{d \times d_k}$",
+        r"$u, v \in \mathbb{R}^{d_k}$ shared by every query",
+        "scale and mask left out",
+    ),
     steps=(
-        r"Write each term with the projections: (a) $= E_i^\top W_q W_{k,E}^\top E_j$, (b) $= E_i^\top W_q W_{k,R}^\top R_{i-j}$, (c) $= u^\top W_{k,E}^\top E_j$, (d) $= v^\top W_{k,R}^\top R_{i-j}$.",
-        r"Terms (a) and (c) share the key $k_j$, so they sum to $(q_i + u)^\top k_j$; terms (b) and (d) share $r_{i-j}$ and sum to $(q_i + v)^\top r_{i-j}$.",
+        r"Write each term with the projections: (a) $= E_i^\top W_q W_{k,E}^\top E_j$, (b) "
+        r"$= E_i^\top W_q W_{k,R}^\top R_{i-j}$, (c) $= u^\top W_{k,E}^\top E_j$, (d) $= v^\top W_{k,R}^\top R_{i-j}$.",
+        r"Terms (a) and (c) share the key $k_j$, so they sum to $(q_i + u)^\top k_j$; terms (b) and (d) share "
+        r"$r_{i-j}$ and sum to $(q_i + v)^\top r_{i-j}$.",
         r"Positions enter only through $R_{i-j}$, a function of $i - j$; no term holds an absolute position.",
     ),
     scope=GENERAL,
@@ -1351,7 +1511,8 @@ def check_transformer_xl_terms(rng: np.random.Generator) -> None:
     omega = posenc.frequencies(width)
     distance = (ids[:, None] - ids[None, :])[..., None] * omega
     r = np.concatenate([np.sin(distance), np.cos(distance)], axis=-1) @ w_kr
-    expected = np.einsum("id,ijd->ij", q + u[None], np.broadcast_to(k[None], r.shape)) + np.einsum("id,ijd->ij", q + v[None], r)
+    content = np.einsum("id,ijd->ij", q + u[None], np.broadcast_to(k[None], r.shape))
+    expected = content + np.einsum("id,ijd->ij", q + v[None], r)
     assert_close(terms.total, expected, "(q + u).k + (q + v).r", atol=1e-9)
 
 
@@ -1360,15 +1521,26 @@ def check_transformer_xl_terms(rng: np.random.Generator) -> None:
     title="Transformer-XL's terms are the four-term expansion with relative keys and global query biases",
     statement=(
         r"\begin{aligned} &E_i^\top A E_j + E_i^\top A P_j + P_i^\top A E_j + P_i^\top A P_j \\"
-        r" &\xrightarrow{\;A P_j \,\to\, W_q W_{k,R}^\top R_{i-j},\ \ W_q^\top P_i \,\to\, u \text{ (content key)},\ v \text{ (position key)}\;}"
+        r" &\xrightarrow{\;A P_j \,\to\, W_q W_{k,R}^\top R_{i-j},"
+        r"\ \ W_q^\top P_i \,\to\, u \text{ (content key)},\ v \text{ (position key)}\;}"
         r" q_i^\top k_j + q_i^\top r_{i-j} + u^\top k_j + v^\top r_{i-j} \end{aligned}"
     ),
-    summary="Starting from the sinusoidal expansion of attention-expansion, giving the key's position its own projection of the relative sinusoid and replacing the query's position by two learned vectors turns each of the four terms into one of Transformer-XL's.",
-    assumptions=(r"$A = W_q W_{k,E}^\top$ as in `attention-expansion` (with $W_K = W_{k,E}$)", r"notation of `transformer-xl-terms`", r"$P_i, P_j$ the absolute sinusoids of the inputs"),
+    summary="Starting from the sinusoidal expansion of attention-expansion, giving the key's position its own "
+            "projection of the relative sinusoid and replacing the query's position by two learned vectors turns each "
+            "of the four terms into one of Transformer-XL's.",
+    assumptions=(
+        r"$A = W_q W_{k,E}^\top$ as in `attention-expansion` (with $W_K = W_{k,E}$)",
+        r"notation of `transformer-xl-terms`",
+        r"$P_i, P_j$ the absolute sinusoids of the inputs",
+    ),
     steps=(
-        r"In `attention-expansion` the key of position $j$ is $W_{k,E}^\top (E_j + P_j)$; Transformer-XL keeps $W_{k,E}^\top E_j = k_j$ and replaces $W_{k,E}^\top P_j$ by $r_{i-j} = W_{k,R}^\top R_{i-j}$, so terms 2 and 4 use a relative position with its own projection.",
-        r"The query's position part $W_q^\top P_i$ appears in terms 3 and 4; Transformer-XL replaces it by $u$ in term 3 and by $v$ in term 4, vectors that do not depend on $i$.",
-        r"Term by term: $E_i^\top A E_j = q_i^\top k_j$ (a), $E_i^\top A P_j \to q_i^\top r_{i-j}$ (b), $P_i^\top A E_j \to u^\top k_j$ (c), $P_i^\top A P_j \to v^\top r_{i-j}$ (d).",
+        r"In `attention-expansion` the key of position $j$ is $W_{k,E}^\top (E_j + P_j)$; Transformer-XL keeps "
+        r"$W_{k,E}^\top E_j = k_j$ and replaces $W_{k,E}^\top P_j$ by $r_{i-j} = W_{k,R}^\top R_{i-j}$, so terms 2 and "
+        r"4 use a relative position with its own projection.",
+        r"The query's position part $W_q^\top P_i$ appears in terms 3 and 4; Transformer-XL replaces it by $u$ in term "
+        r"3 and by $v$ in term 4, vectors that do not depend on $i$.",
+        r"Term by term: $E_i^\top A E_j = q_i^\top k_j$ (a), $E_i^\top A P_j \to q_i^\top r_{i-j}$ (b), "
+        r"$P_i^\top A E_j \to u^\top k_j$ (c), $P_i^\top A P_j \to v^\top r_{i-j}$ (d).",
     ),
     scope=GENERAL,
 )
@@ -1406,7 +1578,8 @@ def check_transformer_xl_from_expansion(rng: np.random.Generator) -> None:
     w_q, w_ke = rng.standard_normal((width, head)), rng.standard_normal((width, head))
     score = (w_q.T @ (e_i + p_i)) @ (w_ke.T @ (e_j + p_j))
     q, k, pos_query, r = w_q.T @ e_i, w_ke.T @ e_j, w_q.T @ p_i, w_ke.T @ p_j
-    assert_close(q @ k + q @ r + pos_query @ k + pos_query @ r, score, "the four terms with u = v = W_q^T P_i", atol=1e-8)
+    assert_close(q @ k + q @ r + pos_query @ k + pos_query @ r, score, "the four terms with u = v "
+                                                                       "= W_q^T P_i", atol=1e-8)
 
 
 def t5_distance_bucket(n: sp.Expr, exact: sp.Expr, span: sp.Expr, buckets: sp.Expr) -> sp.Expr:
@@ -1418,14 +1591,22 @@ def t5_distance_bucket(n: sp.Expr, exact: sp.Expr, span: sp.Expr, buckets: sp.Ex
     "t5-bucket-monotone",
     title="T5's bucket never decreases with distance and saturates at max_distance",
     statement=(
-        r"\begin{gathered} f(n) = \begin{cases} n & n < m \\ \min\!\Big(B - 1,\ m + \Big\lfloor \dfrac{\log(n/m)}{\log(D/m)}\,(B - m) \Big\rfloor\Big) & n \ge m \end{cases} \\"
+        r"\begin{gathered} f(n) = \begin{cases} n & n < m \\"
+        r" \min\!\Big(B - 1,\ m + \Big\lfloor \dfrac{\log(n/m)}{\log(D/m)}\,(B - m) \Big\rfloor\Big) & n \ge m"
+        r" \end{cases} \\"
         r" \Longrightarrow\quad f(n + 1) \ge f(n), \qquad f(n) = B - 1 \text{ for } n \ge D \end{gathered}"
     ),
-    summary="With B buckets for one direction, m = B/2 exact ones and max_distance D > m, the bucket of a distance is non-decreasing in the distance, and every distance from D on falls in the last bucket.",
-    assumptions=(r"$n \ge 0$ an integer distance (for bidirectional T5, $n = |j - i|$ within each half)", r"$B \ge 2$ buckets, $m = \lfloor B/2 \rfloor \ge 1$, $D > m$", "exact arithmetic; posenc evaluates T5's float32 steps, checked numerically"),
+    summary="With B buckets for one direction, m = B/2 exact ones and max_distance D > m, the bucket of a distance is "
+            "non-decreasing in the distance, and every distance from D on falls in the last bucket.",
+    assumptions=(
+        r"$n \ge 0$ an integer distance (for bidirectional T5, $n = |j - i|$ within each half)",
+        r"$B \ge 2$ buckets, $m = \lfloor B/2 \rfloor \ge 1$, $D > m$",
+        "exact arithmetic; posenc evaluates T5's float32 steps, checked numerically",
+    ),
     steps=(
         r"Below $m$, $f(n) = n$ increases by one per step.",
-        r"From $m$ on, $g(n) = m + \log(n/m)/\log(D/m)\,(B - m)$ has derivative $(B - m)/(n \log(D/m)) > 0$, so $g$ increases; the floor and the minimum with $B - 1$ keep it non-decreasing.",
+        r"From $m$ on, $g(n) = m + \log(n/m)/\log(D/m)\,(B - m)$ has derivative $(B - m)/(n \log(D/m)) > 0$, so $g$ "
+        r"increases; the floor and the minimum with $B - 1$ keep it non-decreasing.",
         r"At the seam, $g(m) = m$, so $f(m) = m \ge f(m - 1) = m - 1$.",
         r"At $n = D$, $g(D) = m + (B - m) = B$, so for $n \ge D$ the minimum gives $B - 1$: the last bucket.",
     ),
@@ -1449,7 +1630,9 @@ def check_t5_bucket_monotone(rng: np.random.Generator) -> None:
     buckets = int(rng.integers(2, 65))
     max_distance = int(rng.integers(buckets // 2 + 1, 1000))
     distance = np.arange(0, 3 * max_distance)
-    f = posenc.t5_relative_position_bucket(-distance, bidirectional=False, num_buckets=buckets, max_distance=max_distance)
+    f = posenc.t5_relative_position_bucket(
+        -distance, bidirectional=False, num_buckets=buckets, max_distance=max_distance
+    )
     if np.any(np.diff(f) < 0):
         raise ProofFailure("posenc's T5 bucket decreases somewhere")
     assert_close(f[max_distance:], np.full(f.size - max_distance, buckets - 1), "last bucket from D on")
@@ -1460,14 +1643,22 @@ def check_t5_bucket_monotone(rng: np.random.Generator) -> None:
     "deberta-bucket-symmetry",
     title="DeBERTa's log buckets are odd in the relative position",
     statement=(
-        r"\begin{gathered} \beta(r) = \begin{cases} r & |r| \le m \\ \operatorname{sign}(r)\Big(m + \Big\lceil \dfrac{\log(|r|/m)}{\log((P - 1)/m)}\,(m - 1)\Big\rceil\Big) & |r| > m \end{cases} \\"
+        r"\begin{gathered} \beta(r) = \begin{cases} r & |r| \le m \\"
+        r" \operatorname{sign}(r)\Big(m + \Big\lceil \dfrac{\log(|r|/m)}{\log((P - 1)/m)}\,(m - 1)\Big\rceil\Big)"
+        r" & |r| > m \end{cases} \\"
         r" \Longrightarrow\quad \beta(-r) = -\beta(r) \end{gathered}"
     ),
-    summary="A key r positions before the query gets the negative of the bucket of a key r positions after it, because the bucket depends on r only through |r| and its sign.",
-    assumptions=(r"$r$ an integer relative position (query minus key)", r"$m = \lfloor \text{bucket\_size}/2 \rfloor$, $P$ = max_position", r"the logarithmic part written as any function $h(|r|)$"),
+    summary="A key r positions before the query gets the negative of the bucket of a key r positions after it, because "
+            "the bucket depends on r only through |r| and its sign.",
+    assumptions=(
+        r"$r$ an integer relative position (query minus key)",
+        r"$m = \lfloor \text{bucket\_size}/2 \rfloor$, $P$ = max_position",
+        r"the logarithmic part written as any function $h(|r|)$",
+    ),
     steps=(
         r"Write $\beta(r) = r$ for $|r| \le m$ and $\operatorname{sign}(r)\,h(|r|)$ otherwise.",
-        r"Replacing $r$ by $-r$ leaves $|r|$, hence the case and $h(|r|)$, unchanged, and flips $r$ and $\operatorname{sign}(r)$.",
+        r"Replacing $r$ by $-r$ leaves $|r|$, hence the case and $h(|r|)$, unchanged, and flips $r$ and "
+        r"$\operatorname{sign}(r)$.",
         r"So each case gives $\beta(-r) = -\beta(r)$, and $\beta(0) = 0$.",
     ),
     scope=GENERAL,
@@ -1497,14 +1688,23 @@ def check_deberta_bucket_symmetry(rng: np.random.Generator) -> None:
     title="Causal attention with no position encoding can still output its position",
     statement=(
         r"\begin{gathered} a_{ts} = c \ (s \le t), \quad v_0 = \mu, \ v_s = 0 \ (s \ge 1) \\"
-        r" \Longrightarrow\quad o_t = \sum_{s=0}^{t} \operatorname{softmax}_{s \le t}(a_{ts})\, v_s = \frac{\mu}{t + 1} \end{gathered}"
+        r" \Longrightarrow\quad o_t = \sum_{s=0}^{t} \operatorname{softmax}_{s \le t}(a_{ts})\, v_s"
+        r" = \frac{\mu}{t + 1} \end{gathered}"
     ),
-    summary="If a causal head gives every visible key the same score and only the first token (a marker such as a beginning-of-sequence token) has a non-zero value, the output at position t is the marker's value divided by t + 1, which differs at every position.",
-    assumptions=(r"$t \ge 0$ the query position, keys $s = 0, \ldots, t$ visible (causal mask)", r"any equal score $c$ for the visible keys, as with zero queries", r"$v_s$ the values; the marker at $s = 0$ has value $\mu \ne 0$"),
+    summary="If a causal head gives every visible key the same score and only the first token (a marker such as a "
+            "beginning-of-sequence token) has a non-zero value, the output at position t is the marker's value divided "
+            "by t + 1, which differs at every position.",
+    assumptions=(
+        r"$t \ge 0$ the query position, keys $s = 0, \ldots, t$ visible (causal mask)",
+        r"any equal score $c$ for the visible keys, as with zero queries",
+        r"$v_s$ the values; the marker at $s = 0$ has value $\mu \ne 0$",
+    ),
     steps=(
-        r"Equal scores give equal weights: $e^c / \sum_{s=0}^{t} e^c = 1/(t + 1)$ for each of the $t + 1$ visible keys.",
+        r"Equal scores give equal weights: $e^c / \sum_{s=0}^{t} e^c = 1/(t + 1)$ for each of the "
+        r"$t + 1$ visible keys.",
         r"Only $v_0$ is non-zero, so $o_t = \mu/(t + 1)$.",
-        r"$1/(t + 1) - 1/(t + 2) = 1/((t + 1)(t + 2)) > 0$: the output is strictly monotone in $t$, so later layers can read the position from it (Haviv et al., 2022; Kazemnejad et al., 2023).",
+        r"$1/(t + 1) - 1/(t + 2) = 1/((t + 1)(t + 2)) > 0$: the output is strictly monotone in $t$, so later layers "
+        r"can read the position from it (Haviv et al., 2022; Kazemnejad et al., 2023).",
     ),
     scope=GENERAL,
 )
@@ -1538,7 +1738,8 @@ def check_nope_causal_signal(rng: np.random.Generator) -> None:
     "alibi-symmetric",
     title="Symmetric ALiBi depends on |i - j| alone",
     statement=r"b_h(i, j) = -m_h\,|i - j| \quad\Longrightarrow\quad b_h(j, i) = b_h(i, j) = b_h(i + c, j + c)",
-    summary="The bidirectional form of ALiBi penalises a key by the slope times its distance from the query, whichever side it is on, so swapping query and key or shifting both by the same amount leaves the bias unchanged.",
+    summary="The bidirectional form of ALiBi penalises a key by the slope times its distance from the query, whichever "
+            "side it is on, so swapping query and key or shifting both by the same amount leaves the bias unchanged.",
     assumptions=(r"$i, j$ position ids, $c$ any shift", r"$m_h$ head $h$'s slope (any maximum bias)"),
     steps=(
         r"$|j - i| = |-(i - j)| = |i - j|$, so swapping the two ids keeps the bias.",
@@ -1570,7 +1771,8 @@ def check_alibi_symmetric(rng: np.random.Generator) -> None:
     assert_close(bias, np.swapaxes(bias, 1, 2), "b(j, i) = b(i, j)")
     assert_close(posenc.alibi_symmetric_bias(heads, ids + start, ids + start, max_bias=max_bias), bias, "shifted ids")
     below = ids[:, None] >= ids[None, :]
-    assert_close(bias[:, below], posenc.alibi_bias(heads, length, max_bias=max_bias)[:, below], "causal ALiBi below the diagonal")
+    causal = posenc.alibi_bias(heads, length, max_bias=max_bias)
+    assert_close(bias[:, below], causal[:, below], "causal ALiBi below the diagonal")
 
 
 # Long context (posenc.long_context): which pairs outgrow the training length, YaRN's ramp,
@@ -1593,12 +1795,15 @@ def wavelength_minus_exponential(critical: sp.Expr) -> sp.Expr:
     statement=(
         r"\lambda_r = 2\pi\, b^{2r/d} > L \iff r > r_c, \qquad r_c = \frac{d}{2}\,\frac{\ln(L/2\pi)}{\ln b}"
     ),
-    summary="Pair r's wavelength exceeds the training length L exactly when r is past r_c = (d/2) ln(L/2 pi) / ln b; those pairs never complete a turn in training.",
+    summary="Pair r's wavelength exceeds the training length L exactly when r is past r_c = (d/2) ln(L/2 pi) / ln b; "
+            "those pairs never complete a turn in training.",
     assumptions=(r"$b > 1$ the base", r"$d$ even, $0 \le r < d/2$", r"$L > 0$ the training length"),
     steps=(
-        r"Pair $r$ turns at $\theta_r = b^{-2r/d}$ radians per position, so its wavelength is $\lambda_r = 2\pi/\theta_r = 2\pi\,b^{2r/d}$.",
+        r"Pair $r$ turns at $\theta_r = b^{-2r/d}$ radians per position, so its wavelength is "
+        r"$\lambda_r = 2\pi/\theta_r = 2\pi\,b^{2r/d}$.",
         r"With $r_c$ as stated, $\lambda_r = L\,\exp\!\big(\tfrac{2\ln b}{d}\,(r - r_c)\big)$.",
-        r"Since $\ln b > 0$ and $d > 0$, the exponential exceeds 1 exactly when $r > r_c$, so $\lambda_r > L \iff r > r_c$.",
+        r"Since $\ln b > 0$ and $d > 0$, the exponential exceeds 1 exactly when $r > r_c$, so "
+        r"$\lambda_r > L \iff r > r_c$.",
     ),
     scope=GENERAL,
 )
@@ -1627,14 +1832,24 @@ def check_critical_dimension(rng: np.random.Generator) -> None:
     title="YaRN's blend is no scaling at one end of its ramp and position interpolation at the other",
     statement=(
         r"\theta'_r = (1 - \gamma_r)\,\frac{\theta_r}{s} + \gamma_r\,\theta_r,"
-        r"\qquad \gamma_r = 1 \Rightarrow \theta'_r = \theta_r, \quad \gamma_r = 0 \Rightarrow \theta'_r = \frac{\theta_r}{s}"
+        r"\qquad \gamma_r = 1 \Rightarrow \theta'_r = \theta_r,"
+        r" \quad \gamma_r = 0 \Rightarrow \theta'_r = \frac{\theta_r}{s}"
     ),
-    summary="YaRN gives pair r the frequency (1 - gamma_r) theta_r / s + gamma_r theta_r; where its ramp gamma_r is 1 the pair keeps its frequency, where it is 0 the pair is divided by s exactly as in position interpolation.",
-    assumptions=(r"$\theta_r > 0$ pair $r$'s frequency", r"$s > 0$ the scale", r"$\gamma_r \in [0, 1]$ the ramp (transformers' weight $w_r$ of the divided frequency is $1 - \gamma_r$)"),
+    summary="YaRN gives pair r the frequency (1 - gamma_r) theta_r / s + gamma_r theta_r; where its ramp gamma_r is 1 "
+            "the pair keeps its frequency, where it is 0 the pair is divided by s exactly as "
+            "in position interpolation.",
+    assumptions=(
+        r"$\theta_r > 0$ pair $r$'s frequency",
+        r"$s > 0$ the scale",
+        r"$\gamma_r \in [0, 1]$ the ramp (transformers' weight $w_r$ of the divided frequency is $1 - \gamma_r$)",
+    ),
     steps=(
-        r"At $\gamma_r = 1$ the first term vanishes and $\theta'_r = \theta_r$: the fast pairs, which turn many times within the training length, are not scaled.",
-        r"At $\gamma_r = 0$ the second term vanishes and $\theta'_r = \theta_r/s$: the slow pairs are interpolated exactly as in position interpolation.",
-        r"Transformers writes the same blend as $\tfrac{\theta_r}{s}(1 - e_r) + \theta_r e_r$ with $e_r = 1 - w_r = \gamma_r$.",
+        r"At $\gamma_r = 1$ the first term vanishes and $\theta'_r = \theta_r$: the fast pairs, which turn many times "
+        r"within the training length, are not scaled.",
+        r"At $\gamma_r = 0$ the second term vanishes and $\theta'_r = \theta_r/s$: the slow pairs are interpolated "
+        r"exactly as in position interpolation.",
+        r"Transformers writes the same blend as $\tfrac{\theta_r}{s}(1 - e_r) + \theta_r e_r$ with "
+        r"$e_r = 1 - w_r = \gamma_r$.",
     ),
     scope=GENERAL,
 )
@@ -1658,7 +1873,8 @@ def check_yarn_ramp_ends(rng: np.random.Generator) -> None:
     weight = posenc.yarn_ramp(width, original_max_position_embeddings=original)
     theta = posenc.rope_frequencies(width)
     scaled, _ = posenc.yarn_frequencies(width, factor=scale, original_max_position_embeddings=original)
-    assert_close(scaled, (1 - (1 - weight)) * theta / scale + (1 - weight) * theta, "the blend with gamma = 1 - w", atol=1e-15)
+    assert_close(scaled, (1 - (1 - weight)) * theta / scale + (1 - weight) * theta, "the blend with gamma = "
+                                                                                    "1 - w", atol=1e-15)
     assert_close(scaled[weight == 0], theta[weight == 0], "gamma = 1: unchanged", atol=0)
     assert_close(scaled[weight == 1], theta[weight == 1] / scale, "gamma = 0: divided by s", atol=1e-15)
 
@@ -1667,12 +1883,21 @@ def check_yarn_ramp_ends(rng: np.random.Generator) -> None:
     "rope-rerotation",
     title="Re-rotating a cached key by an offset is rotating it at the moved position",
     statement=r"R_\Theta(\delta)\,\big(R_\Theta(p)\,k\big) = R_\Theta(p + \delta)\,k",
-    summary="A key stored already rotated at position p and then rotated by delta is exactly the key rotated at p + delta, so a cache can move its keys without keeping them unrotated.",
-    assumptions=(r"$p, \delta$ real", r"$\theta_r = b^{-2r/d} > 0$", r"$k \in \mathbb{R}^d$, $R_\Theta(p) = \operatorname{diag}\big(R(p\theta_0), \ldots, R(p\theta_{d/2-1})\big)$"),
+    summary="A key stored already rotated at position p and then rotated by delta is exactly the key rotated at p + "
+            "delta, so a cache can move its keys without keeping them unrotated.",
+    assumptions=(
+        r"$p, \delta$ real",
+        r"$\theta_r = b^{-2r/d} > 0$",
+        r"$k \in \mathbb{R}^d$, $R_\Theta(p) = \operatorname{diag}\big(R(p\theta_0), \ldots, R(p\theta_{d/2-1})\big)$",
+    ),
     steps=(
-        r"For one pair, $R(\delta\theta_r)R(p\theta_r) = R((p + \delta)\theta_r)$: rotations of the plane add their angles.",
-        r"$R(-\phi)^\top = R(\phi)$, so this is $R(-\delta\theta_r)^\top R(p\theta_r) = R((p + \delta)\theta_r)$, the form SymPy carries from $n$ pairs to $n + 1$ (block-diagonal matrices multiply block by block), so $R_\Theta(\delta)R_\Theta(p) = R_\Theta(p + \delta)$ at every even width.",
-        r"Matrix products associate: $R_\Theta(\delta)(R_\Theta(p)k) = (R_\Theta(\delta)R_\Theta(p))k = R_\Theta(p + \delta)k$.",
+        r"For one pair, $R(\delta\theta_r)R(p\theta_r) = R((p + \delta)\theta_r)$: rotations of the plane "
+        r"add their angles.",
+        r"$R(-\phi)^\top = R(\phi)$, so this is $R(-\delta\theta_r)^\top R(p\theta_r) = R((p + \delta)\theta_r)$, the "
+        r"form SymPy carries from $n$ pairs to $n + 1$ (block-diagonal matrices multiply block by block), so "
+        r"$R_\Theta(\delta)R_\Theta(p) = R_\Theta(p + \delta)$ at every even width.",
+        r"Matrix products associate: "
+        r"$R_\Theta(\delta)(R_\Theta(p)k) = (R_\Theta(\delta)R_\Theta(p))k = R_\Theta(p + \delta)k$.",
     ),
     scope=GENERAL,
 )
@@ -1699,7 +1924,8 @@ def check_rope_rerotation(rng: np.random.Generator) -> None:
     positions = rng.integers(0, 2**40, size=4)
     offset = int(rng.integers(-(2**39), 2**39))
     moved = posenc.rerotate_keys(posenc.rope(keys, positions), offset)
-    assert_close(moved, posenc.rope(keys, positions + offset), "re-rotated keys = keys rotated at p + delta", atol=1e-13)
+    assert_close(moved, posenc.rope(keys, positions + offset), "re-rotated keys = keys rotated at "
+                                                               "p + delta", atol=1e-13)
 
 
 @derivation(
@@ -1709,12 +1935,21 @@ def check_rope_rerotation(rng: np.random.Generator) -> None:
         r"\big(\zeta_r^{m/B} R(m\theta_r)\,q\big)^\top \big(\zeta_r^{-n/B} R(n\theta_r)\,k\big)"
         r" = \zeta_r^{(m - n)/B}\; q^\top R\big((n - m)\theta_r\big)\,k"
     ),
-    summary="xPos scales a rotated query at m by zeta_r^(m/B) and a rotated key at n by zeta_r^(-n/B); each pair's score is RoPE's times zeta_r^((m - n)/B), so the whole score still depends on m - n only.",
-    assumptions=(r"$m, n$ real positions", r"$\zeta_r > 0$ pair $r$'s decay base, $B > 0$ the scale base", r"$\theta_r = b^{-2r/d} > 0$", r"$q, k \in \mathbb{R}^2$ per pair"),
+    summary="xPos scales a rotated query at m by zeta_r^(m/B) and a rotated key at n by zeta_r^(-n/B); each pair's "
+            "score is RoPE's times zeta_r^((m - n)/B), so the whole score still depends on m - n only.",
+    assumptions=(
+        r"$m, n$ real positions",
+        r"$\zeta_r > 0$ pair $r$'s decay base, $B > 0$ the scale base",
+        r"$\theta_r = b^{-2r/d} > 0$",
+        r"$q, k \in \mathbb{R}^2$ per pair",
+    ),
     steps=(
-        r"The scalars come out of the dot product: $\zeta_r^{m/B}\zeta_r^{-n/B} = \zeta_r^{(m - n)/B}$ since $\zeta_r > 0$.",
-        r"What remains is RoPE's pair score, $(R(m\theta_r)q)^\top R(n\theta_r)k = q^\top R((n - m)\theta_r)\,k$, as for RoPE without xPos.",
-        r"Writing $m = n + \Delta$ removes $n$ from the right side: each pair's score, and so their sum over the $d/2$ pairs (which SymPy carries from $n$ pairs to $n + 1$), depends on $\Delta = m - n$ alone.",
+        r"The scalars come out of the dot product: "
+        r"$\zeta_r^{m/B}\zeta_r^{-n/B} = \zeta_r^{(m - n)/B}$ since $\zeta_r > 0$.",
+        r"What remains is RoPE's pair score, "
+        r"$(R(m\theta_r)q)^\top R(n\theta_r)k = q^\top R((n - m)\theta_r)\,k$, as for RoPE without xPos.",
+        r"Writing $m = n + \Delta$ removes $n$ from the right side: each pair's score, and so their sum over the $d/2$ "
+        r"pairs (which SymPy carries from $n$ pairs to $n + 1$), depends on $\Delta = m - n$ alone.",
     ),
     scope=GENERAL,
 )
@@ -1753,7 +1988,8 @@ def check_xpos_relative(rng: np.random.Generator) -> None:
     "entropy-equal-scores",
     title="Attention over n equal scores has entropy ln n",
     statement=r"p_i = \frac{e^{c}}{\sum_{j=1}^{n} e^{c}} = \frac{1}{n}, \qquad H = -\sum_{i=1}^{n} p_i \ln p_i = \ln n",
-    summary="When all n scores are equal the softmax is uniform and its entropy is ln n, which grows without bound as the window lengthens.",
+    summary="When all n scores are equal the softmax is uniform and its entropy is ln n, which grows without "
+            "bound as the window lengthens.",
     assumptions=(r"$n \ge 1$ keys", r"$c$ real, the common score"),
     steps=(
         r"The denominator is $n$ copies of $e^c$, so every weight is $e^c/(n e^c) = 1/n$.",

@@ -34,12 +34,12 @@ from typing import Any
 
 import matplotlib
 
-matplotlib.use("Agg")  # figures are files; never open a window
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
+matplotlib.use("Agg")  # before pyplot is imported: figures are files; never open a window
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 
-from .figure_files import FigureMeta, figure_files  # noqa: E402
+from .figure_files import FigureMeta, figure_files
 
 STYLE_FILE = pathlib.Path(__file__).with_name("posenc.mplstyle")
 

@@ -386,7 +386,8 @@ def kerple_bias(
     if np.any(scale <= 0):
         raise ValueError("r1 must be > 0 for every head")
     if variant == "power" and np.any((shape <= 0) | (shape > 2)):
-        raise ValueError("r2 must be in (0, 2] for every head (the power variant's kernel is conditionally positive definite only there)")
+        raise ValueError("r2 must be in (0, 2] for every head (the power variant's kernel is "
+                         "conditionally positive definite only there)")
     if variant == "log" and np.any(shape <= 0):
         raise ValueError("r2 must be > 0 for every head")
     distance = np.abs(
@@ -488,4 +489,5 @@ def cope_logits(queries: ArrayLike, positions: ArrayLike, position_embeddings: A
     per_position = q @ table.T  # (n, P): q_i . e[k] for every integer k
     floor, ceil = np.floor(p).astype(np.int64), np.ceil(p).astype(np.int64)
     weight = p - floor
-    return weight * np.take_along_axis(per_position, ceil, 1) + (1 - weight) * np.take_along_axis(per_position, floor, 1)
+    above, below = np.take_along_axis(per_position, ceil, 1), np.take_along_axis(per_position, floor, 1)
+    return weight * above + (1 - weight) * below

@@ -76,7 +76,7 @@ def _run_as_main(script: pathlib.Path, scratch: pathlib.Path) -> None:
     # This child exits when the script is done, so the module it runs in can stand as __main__.
     sys.modules["__main__"] = module
     with plotting.rendering(script, vars(module), scratch):
-        exec(code, vars(module))  # noqa: S102 - running the figure script is the point
+        exec(code, vars(module))  # running the figure script is the point
 
 
 def _run_script(script: pathlib.Path, scratch: pathlib.Path) -> None:
@@ -87,7 +87,7 @@ def _run_script(script: pathlib.Path, scratch: pathlib.Path) -> None:
         if not figure_files(script.stem, scratch)[1].exists():
             raise RuntimeError("the script ran but saved no figure (call posenc.plotting.save)")
         status = 0
-    except BaseException:  # noqa: BLE001 - whatever stopped the script is its failure; the parent prints it
+    except BaseException:  # whatever stopped the script is its failure; the parent prints it
         (scratch / _ERROR_FILE).write_text(traceback.format_exc())
     finally:
         sys.stdout.flush()

@@ -112,8 +112,10 @@ def metric(report: dict, audit: str, unit: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", default=PAGES, help="site paths to audit (default: the main pages)")
-    parser.add_argument("--site", type=pathlib.Path, default=pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site")))
-    parser.add_argument("--strict", action="store_true", help="exit 1 when accessibility, best practices or SEO is under 100")
+    parser.add_argument("--site", type=pathlib.Path,
+                        default=pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site")))
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 when accessibility, best practices or SEO is under 100")
     args = parser.parse_args()
 
     chrome = os.environ.get("CHROME_PATH") or os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
@@ -133,7 +135,9 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="posenc-lighthouse-") as tmp:
             for index, path in enumerate(args.paths):
-                page = args.site / path.lstrip("/") / "index.html" if path.endswith("/") else args.site / path.lstrip("/")
+                page = args.site / path.lstrip("/")
+                if path.endswith("/"):
+                    page = page / "index.html"
                 if not page.is_file():
                     errors.append(f"{path}: not in the built site (no {page.relative_to(args.site)})")
                     continue
@@ -167,7 +171,11 @@ def main() -> int:
             if row[column] == "n/a" or int(row[column]) < TARGETS[category]:
                 row[column] += "!"
     widths = [max(len(r[i]) for r in [headers] + cells) for i in range(len(headers))]
-    line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+
+    def line(fields: list[str]) -> str:
+        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(fields, widths, strict=True))]
+        return "  ".join(padded)
+
     print(f"\nLighthouse {version}, desktop preset, {chrome}")
     print("targets: performance >= 95, accessibility / best practices / SEO = 100 ('!' marks a miss)\n")
     print(line(headers))

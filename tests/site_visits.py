@@ -53,11 +53,13 @@ LAYOUT_SHIFTS = """() => new Promise((resolve) => {
   const shifts = [];
   const describe = (node) => !node ? '(removed node)' : node.nodeType !== 1 ? node.nodeName
     : node.tagName.toLowerCase() + (node.id ? '#' + node.id : '')
-      + (node.className && typeof node.className === 'string' ? '.' + node.className.trim().split(/\\s+/).join('.') : '');
+      + (node.className && typeof node.className === 'string'
+        ? '.' + node.className.trim().split(/\\s+/).join('.') : '');
   const rect = (r) => `(${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}x${Math.round(r.height)})`;
   const take = (entries) => entries.forEach((e) => {
     if (!e.hadRecentInput) shifts.push({ value: e.value, at: Math.round(e.startTime),
-      sources: (e.sources || []).map((s) => describe(s.node) + ' ' + rect(s.previousRect) + '->' + rect(s.currentRect)) });
+      sources: (e.sources || []).map(
+        (s) => describe(s.node) + ' ' + rect(s.previousRect) + '->' + rect(s.currentRect)) });
   });
   const observer = new PerformanceObserver((list) => take(list.getEntries()));
   observer.observe({ type: 'layout-shift', buffered: true });
@@ -142,7 +144,7 @@ def _transfer(response) -> Transfer:
     if url.scheme != "data" and not SHARED_ASSETS.search(url.path):
         try:
             body = response.body()
-        except Exception:  # noqa: BLE001 - a redirect or aborted response has no body
+        except Exception:  # a redirect or aborted response has no body
             body = b""
     return Transfer(response.url, response.status, body)
 

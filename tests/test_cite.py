@@ -118,8 +118,9 @@ def test_record_urls_name_a_numbered_release_never_dev_or_latest():
         "https://posenc.github.io/dev": f"https://posenc.github.io/{version}/",  # mike, main
     }
     for site_url, root in cases.items():
-        out = cite_markdown("{{ cite: site }}\n{{ cite: articles }}\n{{ bibtex: kernel }}\n{{ url: derivations/#kernel }}",
-                            site_url)
+        out = cite_markdown(
+            "{{ cite: site }}\n{{ cite: articles }}\n{{ bibtex: kernel }}\n{{ url: derivations/#kernel }}", site_url
+        )
         urls = re.findall(r"^  url\s*=\s*\{([^}]*)\}", out, re.M) + re.findall(r"\\url\{([^}]*)\}", out)
         assert urls and all(url.startswith(root) for url in urls), (site_url, urls)
         assert f"`{root}derivations/#kernel`" in out

@@ -276,7 +276,8 @@ def test_t5_exact_bucket_edges_follow_float32_steps():
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
-        (lambda: posenc.schedule_frequencies(8, schedule="t2t"), ValueError, "schedule must be one of 'paper', 'fairseq'"),
+        (lambda: posenc.schedule_frequencies(8, schedule="t2t"), ValueError,
+         "schedule must be one of 'paper', 'fairseq'"),
         (lambda: posenc.schedule_frequencies(3, schedule="fairseq"), ValueError, "width must be >= 4 for the fairseq"),
         (lambda: posenc.schedule_frequencies(1), ValueError, "width must be >= 2"),
         (lambda: posenc.schedule_frequencies(8.0), TypeError, "width must be an integer"),
@@ -295,15 +296,20 @@ def test_t5_exact_bucket_edges_follow_float32_steps():
         (lambda: posenc.rope_permutation(8, n_heads=0), ValueError, "n_heads must be >= 1"),
         (lambda: posenc.rope_permutation(8, rotary_dim=10), ValueError, "rotary_dim must be <= head_dim"),
         (lambda: posenc.rope_permutation(8, inverse=1), TypeError, "inverse must be True or False"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], rotary_dim=3), ValueError, "rotary_dim must be a positive even"),
+        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], rotary_dim=3), ValueError,
+         "rotary_dim must be a positive even"),
         (lambda: posenc.apply_rope(np.ones((1, 7)), [0]), ValueError, "x's last axis must be even"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], inv_freq=[1.0]), ValueError, "inv_freq must have shape \\(4,\\)"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], inv_freq=[1, 1, 1, np.nan]), ValueError, "inv_freq must be finite"),
+        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], inv_freq=[1.0]), ValueError,
+         "inv_freq must have shape \\(4,\\)"),
+        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], inv_freq=[1, 1, 1, np.nan]), ValueError,
+         "inv_freq must be finite"),
         (lambda: posenc.apply_rope(np.ones((1, 8)), [0, 1]), ValueError, "position_ids must have one id per row"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], attention_factor="2"), TypeError, "attention_factor must be a real"),
+        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], attention_factor="2"), TypeError,
+         "attention_factor must be a real"),
         (lambda: posenc.apply_rope(np.ones(8), [0]), ValueError, "x must have shape"),
         (lambda: posenc.linear_scaled_frequencies(8, factor=0), ValueError, "factor must be > 0"),
-        (lambda: posenc.dynamic_ntk_frequencies(2, factor=2.0, max_position_embeddings=8), ValueError, "dim must be >= 4"),
+        (lambda: posenc.dynamic_ntk_frequencies(2, factor=2.0, max_position_embeddings=8), ValueError,
+         "dim must be >= 4"),
         (lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=0), ValueError,
          "max_position_embeddings must be >= 1"),
         (lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=8, seq_len=-1), ValueError,
@@ -391,7 +397,8 @@ def test_apply_rope_with_the_issue_s_frequency():
 @pytest.mark.parametrize("factor", [1e300, 1e20, 1e17])
 def test_dynamic_ntk_factors_that_break_the_scaled_base_are_blamed(factor):
     with pytest.raises(ValueError, match="factor must keep the scaled base finite and > 1"):
-        posenc.dynamic_ntk_frequencies(64, factor=factor, max_position_embeddings=8, seq_len=16 if factor > 1e100 else 8)
+        seq_len = 16 if factor > 1e100 else 8
+        posenc.dynamic_ntk_frequencies(64, factor=factor, max_position_embeddings=8, seq_len=seq_len)
 
 
 @pytest.mark.parametrize(
@@ -418,7 +425,8 @@ def test_a_factor_so_small_that_a_frequency_overflows_is_blamed(scaled):
         (lambda: posenc.rope_frequencies(8, base=10**400), "base must be finite and > 1"),
         (lambda: posenc.apply_rope(np.ones((1, 8)), [0], base=10**400), "base must be finite and > 1"),
         (lambda: posenc.linear_scaled_frequencies(8, factor=10**400), "factor must be finite"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], attention_factor=-(10**400)), "attention_factor must be finite"),
+        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], attention_factor=-(10**400)),
+         "attention_factor must be finite"),
         (lambda: posenc.schedule_frequencies(2**63), "width must be <= 65536"),
         (lambda: posenc.schedule_frequencies(2**63 + 1, schedule="fairseq"), "width must be <= 65536"),
         (lambda: posenc.sinusoidal_embedding([1], 2**63), "width must be <= 65536"),

@@ -17,7 +17,16 @@ import sympy as sp
 import posenc
 import posenc.verify as verify
 from posenc import derivations
-from posenc.registry import GENERAL, ID_PATTERN, REGISTRY, Derivation, ProofFailure, assert_close, assert_equal, derivation
+from posenc.registry import (
+    GENERAL,
+    ID_PATTERN,
+    REGISTRY,
+    Derivation,
+    ProofFailure,
+    assert_close,
+    assert_equal,
+    derivation,
+)
 
 # The stable public contract: these IDs appear in the site's URLs and in readers' citations.
 REQUIRED_IDS = [
@@ -114,7 +123,8 @@ def test_shift_matrix_with_wrong_sign_is_rejected() -> None:
     theta, delta = derivations.theta, derivations.delta
     wrong = sp.Matrix([[sp.cos(delta), -sp.sin(delta)], [sp.sin(delta), sp.cos(delta)]])
     with pytest.raises(ProofFailure):
-        assert_equal(derivations.angle_sum(wrong * derivations.pair(theta)), derivations.pair(theta + delta), "wrong sign")
+        rotated = derivations.angle_sum(wrong * derivations.pair(theta))
+        assert_equal(rotated, derivations.pair(theta + delta), "wrong sign")
 
 
 def test_alibi_ratio_with_wrong_exponent_is_rejected() -> None:
@@ -173,7 +183,9 @@ def test_entry_without_numeric_check_fails() -> None:
     assert verify.run(entry) == "has no numeric check"
 
 
-def test_main_exits_1_naming_the_failing_id(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_exits_1_naming_the_failing_id(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def bad_proof() -> None:
         assert_equal(sp.Symbol("x"), sp.Symbol("x") + 1, "x = x + 1")
 
@@ -312,7 +324,13 @@ def _fixed_width_proofs():
         width = 6
         derivations.omega(1, width)
 
-    return [loop_over_widths, position_vectors_at_eight, shift_operator_at_four, numbered_components, width_through_a_variable]
+    return [
+        loop_over_widths,
+        position_vectors_at_eight,
+        shift_operator_at_four,
+        numbered_components,
+        width_through_a_variable,
+    ]
 
 
 @pytest.mark.parametrize("proof", _fixed_width_proofs(), ids=lambda proof: proof.__name__)
@@ -389,7 +407,8 @@ def test_channel_maps_that_are_not_bijections_are_rejected() -> None:
 
 
 def _site_hook():
-    spec = importlib.util.spec_from_file_location("page_markers", pathlib.Path(__file__).resolve().parents[1] / "hooks" / "page_markers.py")
+    hook = pathlib.Path(__file__).resolve().parents[1] / "hooks" / "page_markers.py"
+    spec = importlib.util.spec_from_file_location("page_markers", hook)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -279,7 +279,8 @@ def test_non_floating_dtype(dtype):
 
 
 def test_rope_rejects_odd_last_axis_and_mismatched_ids():
-    with pytest.raises(ValueError, match=r"x's last axis must be a positive even integer \(channels come in pairs\), got 7"):
+    with pytest.raises(ValueError,
+                       match=r"x's last axis must be a positive even integer \(channels come in pairs\), got 7"):
         posenc.rope(np.ones((2, 7)), [0, 1])
     with pytest.raises(ValueError, match="position_ids must have one id per row of x: got 3 ids for 2 rows"):
         posenc.rope(np.ones((2, 8)), [0, 1, 2])

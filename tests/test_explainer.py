@@ -9,6 +9,7 @@ the page's own assets, its accessibility hooks, and the page without JavaScript.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import statistics
 
@@ -24,6 +25,8 @@ from test_explainer_math import (
     sliders,
     steps,
 )
+
+from posenc import explainer_demo
 
 pytestmark = pytest.mark.browser
 
@@ -120,7 +123,9 @@ def test_the_page_runs_the_module_checked_in_node(browser, base_url):
     page, errors = open_explainer(context, base_url)
     scripts = page.evaluate("() => Array.from(document.scripts, (s) => s.getAttribute('src') || '')")
     ours = [src.rsplit("/", 1)[-1] for src in scripts if "javascripts/explainer" in src]
-    assert ours == ["explainer-math.js", "explainer.js"]  # the math first: the page code uses it
+    # The data first, then the math that reads it, then the page code that uses both.
+    assert ours == ["explainer-demo.js", "explainer-math.js", "explainer.js"]
+    assert page.evaluate("() => window.posencExplainerDemo") == json.loads(explainer_demo.DATA_FILE.read_text())
     served = page.evaluate("async () => (await fetch('../javascripts/explainer-math.js')).text()")
     assert served == MODULE.read_text()
     # A spot check of the module as the page holds it, at the far end of every control.
@@ -159,8 +164,8 @@ def test_every_control_works_with_pointer_and_keyboard(context, base_url, scheme
         page.keyboard.press(key)
         check_readouts(page, "order", {"order": order})
 
-    for step, sliders in SLIDERS.items():
-        for name, (low, high, size, _) in sliders.items():
+    for step, ranges in SLIDERS.items():
+        for name, (low, high, size, _) in ranges.items():
             control = slider(page, step, name)
             control.scroll_into_view_if_needed()
             box = control.bounding_box()
@@ -248,12 +253,12 @@ def test_instant_navigation_rewires_every_step_exactly_once(browser, base_url):
         button = page.locator(f'[data-step="order"] button[data-value="{order}"]')
         assert writes_per_readout(page, "order", button.click) == {"scores": 1}
         check_readouts(page, "order", {"order": order})
-    for step, sliders in SLIDERS.items():
-        for name, (_, high, _, start) in sliders.items():
+    for step, ranges in SLIDERS.items():
+        for name, (_, high, _, start) in ranges.items():
             control = slider(page, step, name)
             control.focus()
             press = "ArrowLeft" if start == high else "ArrowRight"  # a key that moves the slider
-            counts = writes_per_readout(page, step, lambda: page.keyboard.press(press))
+            counts = writes_per_readout(page, step, lambda key=press: page.keyboard.press(key))
             assert counts == dict.fromkeys(STARTING_READOUTS[step], 1), (step, name, counts)
             check_readouts(page, step)
     assert not errors
@@ -310,7 +315,8 @@ def test_input_to_readout_time_is_measured(browser, base_url, capsys, record_pro
     lines = []
     for row in results:
         assert len(row["toReadout"]) == repeats
-        assert row["writes"] >= repeats, f"{row['step']}/{row['name']}: {row['writes']} readout writes for {repeats} inputs"
+        assert row["writes"] >= repeats, \
+            f"{row['step']}/{row['name']}: {row['writes']} readout writes for {repeats} inputs"
         lines.append(
             f"  {row['step']}/{row['name']}: {statistics.mean(row['toReadout']):.3f} ms to readouts, "
             f"{statistics.mean(row['withLayout']):.3f} ms with layout"
@@ -342,7 +348,8 @@ def test_own_scripts_and_styles_stay_under_budget(browser, base_url, site_dir, c
         if url.startswith(base_url) and url.endswith((".js", ".css"))
         and not url[len(base_url) :].startswith("/assets/")  # the theme and KaTeX, not ours
     })
-    assert {"javascripts/explainer-math.js", "javascripts/explainer.js", "stylesheets/explainer.css"} <= set(own)
+    assert {"javascripts/explainer-demo.js", "javascripts/explainer-math.js", "javascripts/explainer.js",
+            "stylesheets/explainer.css"} <= set(own)
     sizes = {name: (site_dir / name).stat().st_size for name in own}
     with capsys.disabled():
         print("\nexplainer: own assets " + ", ".join(f"{name} {size / 1024:.1f} KB" for name, size in sizes.items())
@@ -364,7 +371,8 @@ def test_controls_are_labelled_and_readouts_announced(browser, base_url):
             name: input.dataset.param, type: input.type, disabled: input.disabled,
             min: Number(input.min), max: Number(input.max), step: Number(input.step), value: Number(input.value),
             labels: Array.from(input.labels, (label) => ({
-              text: Array.from(label.childNodes).filter((n) => !(n.nodeType === 1 && n.getAttribute('aria-hidden') === 'true'))
+              text: Array.from(label.childNodes)
+                .filter((n) => !(n.nodeType === 1 && n.getAttribute('aria-hidden') === 'true'))
                 .map((n) => n.textContent).join('').trim(),
               visible: label.getBoundingClientRect().width > 0 && getComputedStyle(label).visibility === 'visible',
             })),
@@ -449,7 +457,8 @@ def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
     for name in FIGURES:
         drawing = page.locator(f"#fig-{name} svg").first  # figures are inline SVG, drawn without scripts
         assert drawing.is_visible(), name
-        assert drawing.evaluate("svg => svg.getBoundingClientRect().width > 0 && svg.querySelectorAll('text').length > 0"), name
+        assert drawing.evaluate("svg => svg.getBoundingClientRect().width > 0 && "
+                                "svg.querySelectorAll('text').length > 0"), name
     for step in STEPS:
         root = step_locator(page, step)
         assert root.get_attribute("data-live") is None

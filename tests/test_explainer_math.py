@@ -6,16 +6,17 @@ must read as Python formats it. No browser is needed (Node is a build prerequisi
 ``tests/test_explainer.py`` checks the page itself in Chromium and imports the reference below.
 
 The controls' ranges and starting values are read from the page's markup (``docs/explainer.md``)
-and the demo data (embeddings, RoPE content, widths) from the module: each has one source.
+and the demo data (embeddings, RoPE content, widths) from posenc/explainer_demo.json, which the
+module, the page and the figures all read: each has one source.
 """
 
 from __future__ import annotations
 
-import ast
 import functools
 import html.parser
 import json
 import pathlib
+import runpy
 import shutil
 import subprocess
 
@@ -23,6 +24,7 @@ import numpy as np
 import pytest
 
 import posenc
+from posenc import explainer_demo
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODULE = ROOT / "docs" / "javascripts" / "explainer-math.js"
@@ -323,34 +325,28 @@ def test_readouts_and_texts_match_posenc_at_every_setting(golden):
 # The module's data: what the figures beside the steps draw
 
 
-def figure_constants(name: str) -> dict:
-    """The literal module-level constants of ``figures_src/NAME.py`` (``np.array([...])`` unwrapped)."""
-    found = {}
-    for node in ast.parse((ROOT / "figures_src" / f"{name}.py").read_text()).body:
-        if not isinstance(node, ast.Assign):
-            continue
-        for target in node.targets:
-            names = target.elts if isinstance(target, ast.Tuple) else [target]
-            values = node.value.elts if isinstance(target, ast.Tuple) else [node.value]
-            for key, value in zip(names, values):
-                if isinstance(value, ast.Call) and value.args:
-                    value = value.args[0]
-                try:
-                    found[key.id] = ast.literal_eval(value)
-                except ValueError:
-                    pass  # a computed value: not data the page shares
-    return found
+def figure_namespace(name: str) -> dict:
+    """The module-level names of ``figures_src/NAME.py`` (its top level runs; main() draws nothing)."""
+    return runpy.run_path(str(ROOT / "figures_src" / f"{name}.py"))
 
 
-def test_the_figures_draw_the_module_data():
+def test_the_module_reads_the_one_data_file():
     data = demo()
-    words = figure_constants("attention-permutation")
-    assert words["EMBEDDING"] == data["embeddings"]
+    assert data == json.loads(explainer_demo.DATA_FILE.read_text())
+    assert data["embeddings"] == {word: list(v) for word, v in explainer_demo.EMBEDDINGS.items()}
+    assert data["content"] == list(explainer_demo.CONTENT)
+    assert data["widths"] == explainer_demo.WIDTHS
+
+
+def test_the_figures_beside_the_steps_draw_the_module_data():
+    data = demo()
+    words = figure_namespace("attention-permutation")
     assert [" ".join(order) for order in words["ORDERS"]] == list(orders())
+    assert set(words["ORDERS"][0]) == set(data["embeddings"])
     for name in ("rope-rotation", "sinusoidal-vs-rope"):
-        assert figure_constants(name)["CONTENT"] == data["content"], name
+        assert figure_namespace(name)["CONTENT"].tolist() == data["content"], name
     figure_of_step = {"heatmap": "heatmap-20x50", "bands": "frequency-bands", "distance": "dot-product-16",
                       "rope": "rope-rotation", "compare": "sinusoidal-vs-rope"}
     assert set(figure_of_step) == set(data["widths"])
     for step, name in figure_of_step.items():
-        assert figure_constants(name)["WIDTH"] == data["widths"][step], (step, name)
+        assert figure_namespace(name)["WIDTH"] == data["widths"][step], (step, name)

@@ -83,7 +83,8 @@ def test_every_figure_is_used_by_a_page():
 
 
 def test_every_figure_a_page_shows_has_a_script():
-    orphans = {name: pages for name, pages in figure_uses().items() if not (ROOT / "figures_src" / f"{name}.py").is_file()}
+    orphans = {name: pages for name, pages in figure_uses().items()
+               if not (ROOT / "figures_src" / f"{name}.py").is_file()}
     assert not orphans, f"pages show figures that no script draws: {orphans}"
 
 
@@ -95,7 +96,8 @@ def test_every_image_in_the_built_site_comes_from_a_script(site_dir):
             images.add((page.parent / src).resolve())
     for image in images:
         where = image.relative_to(site_dir.resolve())
-        assert where.parent == pathlib.Path("figures") and where.suffix == ".svg", f"image outside the figure pipeline: {where}"
+        assert where.parent == pathlib.Path("figures") and where.suffix == ".svg", \
+            f"image outside the figure pipeline: {where}"
         assert (ROOT / "figures_src" / f"{where.stem}.py").is_file(), f"no script draws {where}"
 
 
@@ -112,7 +114,8 @@ def test_script_takes_its_colours_from_the_concept_mapping(script):
     tree = ast.parse(script.read_text())
     problems = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(r"#[0-9a-fA-F]{3,8}\b", node.value):
+        is_text = isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if is_text and re.search(r"#[0-9a-fA-F]{3,8}\b", node.value):
             problems.append(f"line {node.lineno}: colour literal {node.value!r}")
         if isinstance(node, ast.Attribute) and node.attr in NAMED_COLOUR_CONSTANTS:
             problems.append(f"line {node.lineno}: plotting.{node.attr} instead of plotting.colour_of(...)")
@@ -157,7 +160,9 @@ def test_every_width_has_one_colour_in_every_figure(monkeypatch, tmp_path):
         with plotting.rendering(script, namespace, tmp_path):
             namespace["main"]()
         figure = figures.pop()
-        for artist in figure.findobj(lambda a: re.match(r"d = \d+\b", str(a.get_label()) if hasattr(a, "get_label") else "")):
+        for artist in figure.findobj(
+            lambda a: re.match(r"d = \d+\b", str(a.get_label()) if hasattr(a, "get_label") else "")
+        ):
             if not hasattr(artist, "get_color"):
                 continue
             width = int(re.match(r"d = (\d+)", artist.get_label()).group(1))

@@ -44,8 +44,8 @@ SCHEME_PROBE = """() => {
     return {
       figure: svg.closest('figure').id, foreground, plain: plain.length,
       offColour: plain.filter((text) => getComputedStyle(text).fill !== foreground).map((t) => t.textContent),
-      white: white(getComputedStyle(svg).backgroundColor) || white(getComputedStyle(svg.closest('figure')).backgroundColor)
-        || backgrounds.length > 0,
+      white: white(getComputedStyle(svg).backgroundColor)
+        || white(getComputedStyle(svg.closest('figure')).backgroundColor) || backgrounds.length > 0,
     };
   });
 }"""
@@ -94,7 +94,8 @@ def test_figure_text_can_be_found_with_the_browsers_page_search(browser, base_ur
     assert label.count() == 1
     label.scroll_into_view_if_needed()
     # window.find is the script face of Ctrl+F: it searches rendered text, figures included.
-    assert page.evaluate("() => window.find('hidden channel i') && window.getSelection().anchorNode.parentElement.closest('svg') !== null")
+    assert page.evaluate("() => window.find('hidden channel i') && "
+                         "window.getSelection().anchorNode.parentElement.closest('svg') !== null")
     context.close()
 
 
@@ -111,7 +112,8 @@ def test_figures_take_the_page_colours_and_no_white_background(browser, base_url
             if not figure["plain"]:
                 problems.append(f"{where}: no text in the page's colour")
             if figure["offColour"]:
-                problems.append(f"{where}: text not in the page colour {figure['foreground']}: {figure['offColour'][:3]}")
+                problems.append(f"{where}: text not in the page colour {figure['foreground']}: "
+                                f"{figure['offColour'][:3]}")
             if figure["white"]:
                 problems.append(f"{where}: a white background")
             if scheme == "dark" and figure["foreground"].startswith("rgba(0, 0, 0"):

@@ -50,7 +50,8 @@ def expand(markdown: str, src: str = "guide.md") -> str:
 
 def test_ref_links_the_derivation_anchor_relative_to_the_page():
     assert expand("see {{ ref: kernel }}", "deep/page.md") == (
-        'see [`kernel`](../derivations/index.md#kernel "The dot product of two position vectors depends only on their offset")'
+        'see [`kernel`](../derivations/index.md#kernel "The dot product of two position vectors depends only '
+        'on their offset")'
     )
 
 

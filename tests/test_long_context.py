@@ -121,7 +121,8 @@ def test_longrope_through_a_rope_scaling_dict(rng):
                "original_max_position_embeddings": 4096, "rope_theta": 10000.0}
     for seq_len in (None, 5000):
         inv, attention = posenc.rope_scaling_frequencies(32, scaling, max_position_embeddings=131072, seq_len=seq_len)
-        want = posenc.longrope_frequencies(32, short_factor=short, long_factor=long, original_max_position_embeddings=4096,
+        want = posenc.longrope_frequencies(32, short_factor=short, long_factor=long,
+                                           original_max_position_embeddings=4096,
                                            max_position_embeddings=131072, seq_len=seq_len)
         np.testing.assert_array_equal(inv, want[0])
         assert attention == want[1]

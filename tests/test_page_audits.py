@@ -45,7 +45,8 @@ def _axe_lines(where: str, violations: list[dict]) -> list[str]:
     lines = []
     for rule, found in by_rule.items():
         targets = "; ".join(v["target"][-90:] for v in found[:3]) + ("; ..." if len(found) > 3 else "")
-        lines.append(f"{where} [{rule}, {found[0]['impact']}] {len(found)} element(s): {targets} -- {found[0]['summary']}")
+        lines.append(f"{where} [{rule}, {found[0]['impact']}] {len(found)} element(s): "
+                     f"{targets} -- {found[0]['summary']}")
     return lines
 
 

@@ -34,13 +34,14 @@ def test_the_block_finder_sees_indented_blocks_in_tabs(tmp_path):
     assert python_blocks(page) == [(3, "x = 1\n"), (7, "y = 2\n")]
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p)], ids=lambda p: str(p.relative_to(ROOT / "docs")))
+@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p)],
+                         ids=lambda p: str(p.relative_to(ROOT / "docs")))
 def test_page_code_runs(page):
     namespace: dict = {"__name__": f"page_{page.stem}"}
     for line, code in python_blocks(page):
         if "import torch" in code and not HAS_TORCH:
             continue  # the PyTorch tab; checked against NumPy where torch is installed
         try:
-            exec(compile(code, f"{page.relative_to(ROOT)}:{line}", "exec"), namespace)  # noqa: S102
-        except Exception as error:  # noqa: BLE001 - report the page and line of the failing block
+            exec(compile(code, f"{page.relative_to(ROOT)}:{line}", "exec"), namespace)
+        except Exception as error:  # any error: report the page and line of the failing block
             pytest.fail(f"{page.relative_to(ROOT)} line {line}: {type(error).__name__}: {error}")

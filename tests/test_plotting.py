@@ -140,7 +140,8 @@ def test_a_failing_script_keeps_the_last_good_figure_older_than_itself(tmp_path)
 
 def test_a_script_setting_rcparams_does_not_change_the_next_figure(tmp_path):
     meddler = write_script(tmp_path, "meddler", GOOD_SCRIPT.replace(
-        "from posenc import plotting", "from posenc import plotting\nimport matplotlib\nmatplotlib.rcParams['axes.xmargin'] = 0.4"))
+        "from posenc import plotting",
+        "from posenc import plotting\nimport matplotlib\nmatplotlib.rcParams['axes.xmargin'] = 0.4"))
     script = write_script(tmp_path, "rising-line", GOOD_SCRIPT)
     assert render.render([script], tmp_path / "alone") == []
     assert render.render([meddler, script], tmp_path / "batch") == []
@@ -340,7 +341,8 @@ def test_figure_text_is_text_in_the_site_typeface(page_figure):
     # Math text arrives one glyph per <tspan>; it is joined into words in reading order.
     assert "frequency ωr per position" in texts
     assert page_figure.get("font-family") == plotting.SITE_FONT
-    assert not [e for e in page_figure.iter() if "font-family" in styles(e) or e.get("font-family") and e is not page_figure]
+    assert not [e for e in page_figure.iter()
+                if "font-family" in styles(e) or e.get("font-family") and e is not page_figure]
     assert not [e for e in page_figure.iter() if e.get("id", "").startswith("DejaVu")], "no glyphs drawn as paths"
 
 
@@ -348,8 +350,8 @@ def test_the_site_typeface_is_materials_system_font_stack():
     """mkdocs.yml has ``font: false``: Material's text font is the fallback of --md-text-font-family."""
     import material
 
-    css = "".join(path.read_text() for path in
-                  (pathlib.Path(material.__file__).parent / "templates" / "assets" / "stylesheets").glob("main.*.min.css"))
+    stylesheets = pathlib.Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
+    css = "".join(path.read_text() for path in stylesheets.glob("main.*.min.css"))
     declared = re.search(r"--md-text-font-family:var\(--md-text-font,_\),([^;}]+)", css)
     assert declared, "Material's stylesheet no longer declares --md-text-font-family as expected"
     assert declared[1] == plotting.SITE_FONT.replace(", ", ",")

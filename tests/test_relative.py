@@ -122,7 +122,9 @@ def test_t5_bias_looks_up_the_bucket_of_key_minus_query(rng):
         np.testing.assert_array_equal(bias[h], table[buckets, h])
     causal = posenc.t5_bias(table, query_ids, key_ids, bidirectional=False, max_distance=64)
     np.testing.assert_array_equal(
-        causal[0], table[posenc.t5_relative_position_bucket(key_ids - query_ids[:, None], bidirectional=False, max_distance=64), 0]
+        causal[0],
+        table[posenc.t5_relative_position_bucket(key_ids - query_ids[:, None], bidirectional=False, max_distance=64),
+              0],
     )
 
 
@@ -186,7 +188,8 @@ def test_deberta_rules():
 def test_alibi_max_bias_stretches_the_geometric_slopes():
     np.testing.assert_allclose(posenc.alibi_slopes(8, max_bias=16), 2.0 ** (-2.0 * np.arange(1, 9)))
     twelve = posenc.alibi_slopes(12, max_bias=4)
-    np.testing.assert_allclose(twelve, np.concatenate([2.0 ** (-4 * np.arange(1, 9) / 8), 2.0 ** (-4 * np.arange(1, 17, 2) / 16)[:4]]))
+    first_eight, interleaved = 2.0 ** (-4 * np.arange(1, 9) / 8), 2.0 ** (-4 * np.arange(1, 17, 2) / 16)
+    np.testing.assert_allclose(twelve, np.concatenate([first_eight, interleaved[:4]]))
     assert posenc.alibi_bias(4, 3, max_bias=4)[0, 2, 0] == -2 * 2.0**-1
     with pytest.raises(ValueError, match="max_bias must be > 0"):
         posenc.alibi_slopes(4, max_bias=0)
@@ -200,7 +203,8 @@ def test_symmetric_alibi_is_minus_slope_times_absolute_distance_and_matches_caus
     np.testing.assert_array_equal(symmetric[:, below], causal[:, below])
     np.testing.assert_array_equal(symmetric, np.swapaxes(symmetric, 1, 2))
     shifted = posenc.alibi_symmetric_bias(3, [100, 107], [90, 110, 120], max_bias=2)
-    np.testing.assert_allclose(shifted, -posenc.alibi_slopes(3, max_bias=2)[:, None, None] * np.array([[10, 10, 20], [17, 3, 13]]))
+    distances = np.array([[10, 10, 20], [17, 3, 13]])
+    np.testing.assert_allclose(shifted, -posenc.alibi_slopes(3, max_bias=2)[:, None, None] * distances)
 
 
 # ---------------------------------------------------------------------------------------
@@ -301,7 +305,8 @@ def test_grids_beyond_the_element_limit_fail_naming_the_ids(call):
 def test_every_public_function_is_exported():
     from posenc import relative
 
-    public = [name for name in vars(relative) if not name.startswith("_") and getattr(getattr(relative, name), "__module__", "") == "posenc.relative"]
+    public = [name for name in vars(relative)
+              if not name.startswith("_") and getattr(getattr(relative, name), "__module__", "") == "posenc.relative"]
     assert set(public) >= {"shaw_logits", "transformer_xl_terms", "t5_bias", "deberta_log_bucket", "cope_positions"}
     for name in public:
         if callable(getattr(relative, name)):
@@ -339,6 +344,7 @@ def test_nope_check_rejects_a_signal_that_ignores_the_first_key(monkeypatch):
     from posenc.registry import REGISTRY, ProofFailure
 
     # A head that skips the marker (weights only on keys 1..t) outputs zero, not mu/(t + 1).
-    monkeypatch.setattr(derivations, "softmax", lambda scores: np.tril(np.ones_like(scores), -1) / np.maximum(np.arange(scores.shape[0])[:, None], 1))
+    monkeypatch.setattr(derivations, "softmax", lambda scores: np.tril(np.ones_like(scores), -1)
+                        / np.maximum(np.arange(scores.shape[0])[:, None], 1))
     with pytest.raises(ProofFailure):
         REGISTRY["nope-causal-signal"].check(np.random.default_rng(3))

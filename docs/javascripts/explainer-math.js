@@ -9,26 +9,31 @@
  * base^(-2r/d), the interleaved layout puts sin at channel 2r and cos at 2r + 1, and RoPE
  * rotates the pair (x[2r], x[2r+1]) by position * theta_r.
  *
- * This file is also the one source of the demo's data: the toy embeddings, the RoPE content
- * and the width of each step. The controls' ranges and starting values live in the page's
- * markup (docs/explainer.md).
+ * The demo's data (the toy embeddings, the RoPE content and the width of each step) is written
+ * once, in posenc/explainer_demo.json, which the figures beside the steps read too. Node
+ * require()s that file; in a page it arrives as window.posencExplainerDemo, from the script
+ * javascripts/explainer-demo.js that the site hook (hooks/page_markers.py) generates from it and
+ * mkdocs.yml loads just before this one. The controls' ranges and starting values live in the
+ * page's markup (docs/explainer.md).
  */
 (function (root, build) {
   "use strict";
-  const math = build();
-  if (typeof module === "object" && module.exports) module.exports = math;
-  else if (!root.posencExplainerMath) root.posencExplainerMath = math; // a second copy changes nothing
-})(typeof globalThis === "object" ? globalThis : this, function () {
+  if (typeof module === "object" && module.exports) {
+    module.exports = build(require("../../posenc/explainer_demo.json"));
+  } else if (!root.posencExplainerMath) {
+    root.posencExplainerMath = build(root.posencExplainerDemo); // a second copy changes nothing
+  }
+})(typeof globalThis === "object" ? globalThis : this, function (demo) {
   "use strict";
 
   const BASE = 10000;
 
   /** The toy two-dimensional word embeddings of the first step. */
-  const EMBEDDINGS = Object.freeze({ Dog: [0.8, 0.2], bites: [0.1, 0.9], man: [0.5, 0.6] });
+  const EMBEDDINGS = Object.freeze({ ...demo.embeddings });
   /** The content of every query and key pair in the RoPE steps. */
-  const CONTENT = Object.freeze([0.6, 0.4]);
+  const CONTENT = Object.freeze([...demo.content]);
   /** The model width each step computes at. */
-  const WIDTHS = Object.freeze({ heatmap: 20, bands: 16, distance: 16, rope: 8, compare: 8 });
+  const WIDTHS = Object.freeze({ ...demo.widths });
 
   function checkWidth(width) {
     if (!Number.isInteger(width) || width <= 0 || width % 2 !== 0) {

@@ -108,7 +108,8 @@ def test_t5_buckets_agree_everywhere_except_on_exact_edges_over_a_wide_grid():
             theirs = t5(-distance, bidirectional=False, num_buckets=num_buckets, max_distance=max_distance)
             checked += distance.size
             for d in distance[ours != theirs].tolist():
-                assert _on_bucket_edge(d, max_exact, max_distance, num_buckets - max_exact), (num_buckets, max_distance, d)
+                assert _on_bucket_edge(d, max_exact, max_distance, num_buckets - max_exact), \
+                    (num_buckets, max_distance, d)
                 assert abs(int(ours[d]) - int(theirs[d])) == 1
                 disagreements += 1
     assert disagreements <= checked * 1e-4, (disagreements, checked)

@@ -150,7 +150,8 @@ def test_neox_partial_rotation_is_apply_rope_halves(rng, rotary_dim):
     head_dim = 16
     q, k = rng.normal(size=(2, 1, 2, IDS.size, head_dim))
     cos, sin = halves_cos_sin(IDS, rotary_dim)
-    q_embed, _ = neox_apply(torch.as_tensor(q), torch.as_tensor(k), torch.as_tensor(cos)[None], torch.as_tensor(sin)[None])
+    q_embed, _ = neox_apply(torch.as_tensor(q), torch.as_tensor(k),
+                            torch.as_tensor(cos)[None], torch.as_tensor(sin)[None])
     ours = posenc.apply_rope(q, IDS, rotary_dim=rotary_dim, layout="halves")
     np.testing.assert_allclose(q_embed.numpy(), ours, rtol=0, atol=1e-14)
 

@@ -1579,15 +1579,26 @@ def check_alibi_symmetric(rng: np.random.Generator) -> None:
     statement=(
         r"\begin{gathered} e_{ij} = \frac{q_i^\top \big(k_j + a^K_{c(j - i)}\big)}{\sqrt{d}}, \quad"
         r" z_i = \sum_j \alpha_{ij} \big(v_j + a^V_{c(j - i)}\big), \quad c(r) = \max(-k, \min(k, r)) \\"
-        r" \Longrightarrow\quad c\big((j + s) - (i + s)\big) = c(j - i), \qquad c(r) = k \ (r \ge k), \quad c(r) = -k \ (r \le -k)"
+        r" \Longrightarrow\quad c\big((j + s) - (i + s)\big) = c(j - i), \qquad c(r) = k \ (r \ge k), \quad c(r) = "
+        r"-k \ (r \le -k)"
         r" \end{gathered}"
     ),
-    summary="Shaw et al. add to each key and each value a learned vector chosen by the offset j - i clipped to [-k, k]: shifting both positions selects the same vectors, and every key more than k positions away on one side shares one vector, so the tables have 2k + 1 rows whatever the length.",
-    assumptions=(r"$i, j$ integer positions, $s$ any integer shift", r"$k \ge 0$ the maximum distance", r"$a^K, a^V$ tables of $2k + 1$ learned vectors for offsets $-k, \ldots, k$"),
+    summary=(
+        "Shaw et al. add to each key and each value a learned vector chosen by the offset j - i clipped to [-k, k]: "
+        "shifting both positions selects the same vectors, and every key more than k positions away on one side "
+        "shares one vector, so the tables have 2k + 1 rows whatever the length."
+    ),
+    assumptions=(
+        r"$i, j$ integer positions, $s$ any integer shift",
+        r"$k \ge 0$ the maximum distance",
+        r"$a^K, a^V$ tables of $2k + 1$ learned vectors for offsets $-k, \ldots, k$",
+    ),
     steps=(
-        r"$(j + s) - (i + s) = j - i$, so the clipped offset, hence the vectors $a^K$ and $a^V$ chosen, are unchanged by a common shift.",
+        r"$(j + s) - (i + s) = j - i$, so the clipped offset, hence the vectors $a^K$ and $a^V$ chosen, are "
+        r"unchanged by a common shift.",
         r"For $r = k + e$ with $e \ge 0$: $\min(k, k + e) = k$ and $\max(-k, k) = k$; symmetrically $c(-k - e) = -k$.",
-        r"So only the offsets $-k, \ldots, k$ select distinct rows: a query sees at most $2k + 1$ different relative vectors, however long the sequence.",
+        r"So only the offsets $-k, \ldots, k$ select distinct rows: a query sees at most $2k + 1$ different relative "
+        r"vectors, however long the sequence.",
     ),
     scope=GENERAL,
 )
@@ -1627,23 +1638,39 @@ def deberta_delta(offset: sp.Expr, span: sp.Expr) -> sp.Expr:
     title="DeBERTa's score is the four-term expansion without its position-to-position term",
     statement=(
         r"\begin{gathered} \tilde A_{ij} = \underbrace{Q^c_i {K^c_j}^\top}_{\text{c2c}}"
-        r" + \underbrace{Q^c_i {K^r_{\delta(i,j)}}^\top}_{\text{c2p}} + \underbrace{K^c_j {Q^r_{\delta(j,i)}}^\top}_{\text{p2c}}"
-        r" = \big(Q^c_i + Q^r_{\delta(j,i)}\big)\big(K^c_j + K^r_{\delta(i,j)}\big)^\top - Q^r_{\delta(j,i)} {K^r_{\delta(i,j)}}^\top, \\"
-        r" \delta(i, j) = \begin{cases} 0 & i - j \le -k \\ 2k - 1 & i - j \ge k \\ i - j + k & \text{otherwise} \end{cases}"
+        r" + \underbrace{Q^c_i {K^r_{\delta(i,j)}}^\top}_{\text{c2p}} + \underbrace{K^c_j "
+        r"{Q^r_{\delta(j,i)}}^\top}_{\text{p2c}}"
+        r" = \big(Q^c_i + Q^r_{\delta(j,i)}\big)\big(K^c_j + K^r_{\delta(i,j)}\big)^\top - Q^r_{\delta(j,i)} "
+        r"{K^r_{\delta(i,j)}}^\top, \\"
+        r" \delta(i, j) = \begin{cases} 0 & i - j \le -k \\ 2k - 1 & i - j \ge k \\ i - j + k & \text{otherwise} "
+        r"\end{cases}"
         r" \quad\Longrightarrow\quad \delta(i + s, j + s) = \delta(i, j) \end{gathered}"
     ),
-    summary="DeBERTa scores content against content, the query's content against the key's relative position (c2p), and the key's content against the query's relative position (p2c); that is the four-term expansion of content plus relative position on each side with the position-to-position term left out. The index delta depends on i - j alone and saturates at distance k.",
-    assumptions=(r"$Q^c_i, K^c_j$ the content query and key (row vectors)", r"$Q^r_m = P_m W_{q,r}$, $K^r_m = P_m W_{k,r}$ from one shared table $P$ of $2k$ relative embeddings", r"$k \ge 1$; the scale $1/\sqrt{3d}$ and the mask left out"),
+    summary=(
+        "DeBERTa scores content against content, the query's content against the key's relative position (c2p), and "
+        "the key's content against the query's relative position (p2c); that is the four-term expansion of content "
+        "plus relative position on each side with the position-to-position term left out. The index delta depends on "
+        "i - j alone and saturates at distance k."
+    ),
+    assumptions=(
+        r"$Q^c_i, K^c_j$ the content query and key (row vectors)",
+        r"$Q^r_m = P_m W_{q,r}$, $K^r_m = P_m W_{k,r}$ from one shared table $P$ of $2k$ relative embeddings",
+        r"$k \ge 1$; the scale $1/\sqrt{3d}$ and the mask left out",
+    ),
     steps=(
-        r"Expand $(Q^c_i + Q^r_{\delta(j,i)})(K^c_j + K^r_{\delta(i,j)})^\top$ into four products: c2c, c2p, $Q^r_{\delta(j,i)} {K^c_j}^\top$ and the position-to-position product.",
-        r"$Q^r_{\delta(j,i)} {K^c_j}^\top = K^c_j {Q^r_{\delta(j,i)}}^\top$ (a scalar equals its transpose): the third product is p2c. Removing the position-to-position product leaves $\tilde A_{ij}$.",
-        r"$\delta$ depends on $i$ and $j$ through $i - j$ only, and $(i + s) - (j + s) = i - j$: a common shift changes no relative embedding chosen. Offsets beyond $\pm k$ share the first or last row.",
+        r"Expand $(Q^c_i + Q^r_{\delta(j,i)})(K^c_j + K^r_{\delta(i,j)})^\top$ into four products: c2c, c2p, "
+        r"$Q^r_{\delta(j,i)} {K^c_j}^\top$ and the position-to-position product.",
+        r"$Q^r_{\delta(j,i)} {K^c_j}^\top = K^c_j {Q^r_{\delta(j,i)}}^\top$ (a scalar equals its transpose): the "
+        r"third product is p2c. Removing the position-to-position product leaves $\tilde A_{ij}$.",
+        r"$\delta$ depends on $i$ and $j$ through $i - j$ only, and $(i + s) - (j + s) = i - j$: a common shift "
+        r"changes no relative embedding chosen. Offsets beyond $\pm k$ share the first or last row.",
     ),
     scope=GENERAL,
 )
 def prove_deberta_disentangled() -> None:
     head = sp.Symbol("d", positive=True, integer=True)
-    q_c, k_c, q_r, k_r = (sp.MatrixSymbol(name, 1, head) for name in ("Q^c_i", "K^c_j", "Q^r_{delta(j,i)}", "K^r_{delta(i,j)}"))
+    names = ("Q^c_i", "K^c_j", "Q^r_{delta(j,i)}", "K^r_{delta(i,j)}")
+    q_c, k_c, q_r, k_r = (sp.MatrixSymbol(name, 1, head) for name in names)
     disentangled = q_c * k_c.T + q_c * k_r.T + (k_c * q_r.T).T  # p2c as a scalar, transposed to a row times column
     full = (q_c + q_r) * (k_c + k_r).T - q_r * k_r.T
     if sp.expand(full - disentangled) != sp.ZeroMatrix(1, 1):
@@ -1675,15 +1702,25 @@ def check_deberta_disentangled(rng: np.random.Generator) -> None:
     "kerple-bias",
     title="Kerple's biases are zero at the query and fall with distance",
     statement=(
-        r"\begin{gathered} b_{\text{power}}(i, j) = -r_1 |i - j|^{r_2}, \qquad b_{\text{log}}(i, j) = -r_1 \log\big(1 + r_2 |i - j|\big) \\"
+        r"\begin{gathered} b_{\text{power}}(i, j) = -r_1 |i - j|^{r_2}, \qquad b_{\text{log}}(i, j) = -r_1 "
+        r"\log\big(1 + r_2 |i - j|\big) \\"
         r" \Longrightarrow\quad b(i, i) = 0, \qquad \frac{\partial b}{\partial |i - j|} < 0 \text{ for } |i - j| > 0,"
         r" \qquad b_{\text{power}}\big|_{r_2 = 1} = -r_1 |i - j| \end{gathered}"
     ),
-    summary="Kerple adds to each logit a learned function of the distance alone: a power or a logarithm with two positive parameters per head. Both vanish at the query itself and decrease strictly with distance; the power variant with exponent 1 is ALiBi with a learned slope.",
-    assumptions=(r"$r_1 > 0$ and $r_2 > 0$ per head ($r_2 \le 2$ for the power variant, which the paper requires for its kernel argument)", r"$|i - j| \ge 0$ the distance"),
+    summary=(
+        "Kerple adds to each logit a learned function of the distance alone: a power or a logarithm with two "
+        "positive parameters per head. Both vanish at the query itself and decrease strictly with distance; the "
+        "power variant with exponent 1 is ALiBi with a learned slope."
+    ),
+    assumptions=(
+        r"$r_1 > 0$ and $r_2 > 0$ per head ($r_2 \le 2$ for the power variant, which the paper requires for its "
+        r"kernel argument)",
+        r"$|i - j| \ge 0$ the distance",
+    ),
     steps=(
         r"At $|i - j| = 0$: $0^{r_2} = 0$ and $\log 1 = 0$.",
-        r"With $n = |i - j| > 0$: $\frac{d}{dn}(-r_1 n^{r_2}) = -r_1 r_2 n^{r_2 - 1} < 0$ and $\frac{d}{dn}(-r_1 \log(1 + r_2 n)) = -\frac{r_1 r_2}{1 + r_2 n} < 0$.",
+        r"With $n = |i - j| > 0$: $\frac{d}{dn}(-r_1 n^{r_2}) = -r_1 r_2 n^{r_2 - 1} < 0$ and $\frac{d}{dn}(-r_1 "
+        r"\log(1 + r_2 n)) = -\frac{r_1 r_2}{1 + r_2 n} < 0$.",
         r"At $r_2 = 1$ the power variant is $-r_1 |i - j|$: symmetric ALiBi with slope $r_1$ (`alibi-symmetric`).",
     ),
     scope=GENERAL,
@@ -1722,11 +1759,20 @@ def check_kerple_bias(rng: np.random.Generator) -> None:
         r"b(i, j) = f_\theta\!\left(\frac{\psi(i - j)}{\psi(\max(L, i))}\right), \quad \psi(x) = \log(1 + c\,x)"
         r" \quad\Longrightarrow\quad 0 \le \frac{\psi(i - j)}{\psi(\max(L, i))} \le 1 \quad (0 \le j \le i)"
     ),
-    summary="FIRE feeds a learned MLP f with the distance i - j, compressed by psi and divided by psi of the query position (or of the threshold L while the query is earlier): however far the query is, the MLP only ever sees inputs between 0 and 1, the interval it was trained on.",
-    assumptions=(r"$c > 0$ and $L > 0$ (learned in FIRE)", r"causal keys $0 \le j \le i$", r"$f_\theta$ any function (an MLP, one output per head)"),
+    summary=(
+        "FIRE feeds a learned MLP f with the distance i - j, compressed by psi and divided by psi of the query "
+        "position (or of the threshold L while the query is earlier): however far the query is, the MLP only ever "
+        "sees inputs between 0 and 1, the interval it was trained on."
+    ),
+    assumptions=(
+        r"$c > 0$ and $L > 0$ (learned in FIRE)",
+        r"causal keys $0 \le j \le i$",
+        r"$f_\theta$ any function (an MLP, one output per head)",
+    ),
     steps=(
         r"$\psi(0) = 0$ and $\psi'(x) = c/(1 + c x) > 0$ for $x \ge 0$: $\psi$ is non-negative and increasing.",
-        r"$0 \le i - j \le i \le \max(L, i)$, so $0 \le \psi(i - j) \le \psi(\max(L, i))$, and $\psi(\max(L, i)) \ge \psi(L) > 0$.",
+        r"$0 \le i - j \le i \le \max(L, i)$, so $0 \le \psi(i - j) \le \psi(\max(L, i))$, and $\psi(\max(L, i)) \ge "
+        r"\psi(L) > 0$.",
         r"Dividing gives a ratio in $[0, 1]$; it equals 1 for the first key $j = 0$ of any query $i \ge L$.",
     ),
     scope=GENERAL,
@@ -1779,11 +1825,23 @@ def check_fire_input_range(rng: np.random.Generator) -> None:
         r" \Longrightarrow\quad p_{ij} - p_{i,j+1} = g_{ij} \in (0, 1), \qquad 0 < p_{ij} < i - j + 1,"
         r" \qquad g \equiv 1 \Rightarrow p_{ij} = i - j + 1 \end{gathered}"
     ),
-    summary="CoPE counts, from the query back to each key, how many tokens its gates open; the count drops by one gate per step to the right, stays between 0 and the token distance plus one, and equals the token distance plus one when every gate is open. The position embedding e at a fractional p is interpolated between its two integer neighbours.",
-    assumptions=(r"causal keys $0 \le j \le i$", r"$\sigma(x) = 1/(1 + e^{-x})$ the logistic function", r"$e[p] = (p - \lfloor p \rfloor)\, e[\lceil p \rceil] + (1 - p + \lfloor p \rfloor)\, e[\lfloor p \rfloor]$ for fractional $p$"),
+    summary=(
+        "CoPE counts, from the query back to each key, how many tokens its gates open; the count drops by one gate "
+        "per step to the right, stays between 0 and the token distance plus one, and equals the token distance plus "
+        "one when every gate is open. The position embedding e at a fractional p is interpolated between its two "
+        "integer neighbours."
+    ),
+    assumptions=(
+        r"causal keys $0 \le j \le i$",
+        r"$\sigma(x) = 1/(1 + e^{-x})$ the logistic function",
+        r"$e[p] = (p - \lfloor p \rfloor)\, e[\lceil p \rceil] + (1 - p + \lfloor p \rfloor)\, e[\lfloor p \rfloor]$ "
+        r"for fractional $p$",
+    ),
     steps=(
-        r"$\sum_{t=j}^{i} g_{it} = g_{ij} + \sum_{t=j+1}^{i} g_{it}$, so $p_{ij} - p_{i,j+1} = g_{ij}$ (with $p_{i,i+1} = 0$).",
-        r"$\sigma(x) > 0$ and $1 - \sigma(x) = e^{-x}/(1 + e^{-x}) > 0$: each gate is in $(0, 1)$, so the sum of the $i - j + 1$ gates lies strictly between 0 and $i - j + 1$.",
+        r"$\sum_{t=j}^{i} g_{it} = g_{ij} + \sum_{t=j+1}^{i} g_{it}$, so $p_{ij} - p_{i,j+1} = g_{ij}$ (with "
+        r"$p_{i,i+1} = 0$).",
+        r"$\sigma(x) > 0$ and $1 - \sigma(x) = e^{-x}/(1 + e^{-x}) > 0$: each gate is in $(0, 1)$, so the sum of the "
+        r"$i - j + 1$ gates lies strictly between 0 and $i - j + 1$.",
         r"With every gate equal to 1, $p_{ij} = \sum_{t=j}^{i} 1 = i - j + 1$: token counting, a relative position.",
     ),
     scope=GENERAL,
@@ -1814,11 +1872,13 @@ def check_cope_positions(rng: np.random.Generator) -> None:
     assert_close((p - next_key)[causal], gates[causal], "p_ij - p_i,j+1 = g_ij", atol=1e-12)
     if np.any(p[causal] <= 0) or np.any(p[causal] >= (i - j + 1)[causal]):
         raise ProofFailure("a CoPE position lies outside (0, i - j + 1)")
-    assert_close(posenc.cope_positions(np.full((length, length), 60.0))[causal], (i - j + 1)[causal], "open gates count tokens", atol=1e-12)
+    open_gates = posenc.cope_positions(np.full((length, length), 60.0))
+    assert_close(open_gates[causal], (i - j + 1)[causal], "open gates count tokens", atol=1e-12)
     q, table = rng.standard_normal((length, width)), rng.standard_normal((length + 1, width))
     floor = np.floor(p).astype(int)
     weight = p - floor
-    expected = np.einsum("id,ijd->ij", q, weight[..., None] * table[np.minimum(floor + 1, length)] + (1 - weight[..., None]) * table[floor])
+    interpolated = weight[..., None] * table[np.minimum(floor + 1, length)] + (1 - weight[..., None]) * table[floor]
+    expected = np.einsum("id,ijd->ij", q, interpolated)
     assert_close(posenc.cope_logits(q, p, table), expected, "interpolated position term", atol=1e-9)
 
 

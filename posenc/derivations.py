@@ -1775,6 +1775,315 @@ def check_alibi_symmetric(rng: np.random.Generator) -> None:
     assert_close(bias[:, below], causal[:, below], "causal ALiBi below the diagonal")
 
 
+@derivation(
+    "shaw-clipped-relative",
+    title="Shaw's relative vectors depend on the clipped offset alone",
+    statement=(
+        r"\begin{gathered} e_{ij} = \frac{q_i^\top \big(k_j + a^K_{c(j - i)}\big)}{\sqrt{d}}, \quad"
+        r" z_i = \sum_j \alpha_{ij} \big(v_j + a^V_{c(j - i)}\big), \quad c(r) = \max(-k, \min(k, r)) \\"
+        r" \Longrightarrow\quad c\big((j + s) - (i + s)\big) = c(j - i), \qquad c(r) = k \ (r \ge k), \quad c(r) = "
+        r"-k \ (r \le -k)"
+        r" \end{gathered}"
+    ),
+    summary=(
+        "Shaw et al. add to each key and each value a learned vector chosen by the offset j - i clipped to [-k, k]: "
+        "shifting both positions selects the same vectors, and every key more than k positions away on one side "
+        "shares one vector, so the tables have 2k + 1 rows whatever the length."
+    ),
+    assumptions=(
+        r"$i, j$ integer positions, $s$ any integer shift",
+        r"$k \ge 0$ the maximum distance",
+        r"$a^K, a^V$ tables of $2k + 1$ learned vectors for offsets $-k, \ldots, k$",
+    ),
+    steps=(
+        r"$(j + s) - (i + s) = j - i$, so the clipped offset, hence the vectors $a^K$ and $a^V$ chosen, are "
+        r"unchanged by a common shift.",
+        r"For $r = k + e$ with $e \ge 0$: $\min(k, k + e) = k$ and $\max(-k, k) = k$; symmetrically $c(-k - e) = -k$.",
+        r"So only the offsets $-k, \ldots, k$ select distinct rows: a query sees at most $2k + 1$ different relative "
+        r"vectors, however long the sequence.",
+    ),
+    scope=GENERAL,
+)
+def prove_shaw_clipped_relative() -> None:
+    query, key, shift = sp.symbols("i j s", integer=True)
+    limit = sp.Symbol("k", nonnegative=True, integer=True)
+    excess = sp.Symbol("e", nonnegative=True, integer=True)
+
+    def clipped(offset: sp.Expr) -> sp.Expr:
+        return sp.Max(-limit, sp.Min(limit, offset))
+
+    assert_equal(clipped((key + shift) - (query + shift)), clipped(key - query), "c((j + s) - (i + s)) = c(j - i)")
+    assert_equal(clipped(limit + excess), limit, "c(k + e) = k")
+    assert_equal(clipped(-limit - excess), -limit, "c(-k - e) = -k")
+
+
+@numeric_check("shaw-clipped-relative")
+def check_shaw_clipped_relative(rng: np.random.Generator) -> None:
+    width, limit, length = random_width(rng), int(rng.integers(0, 6)), int(rng.integers(1, 20))
+    ids = int(rng.integers(0, 10**6)) + np.arange(length)
+    q, k_rows = rng.standard_normal((length, width)), rng.standard_normal((length, width))
+    table = rng.standard_normal((2 * limit + 1, width))
+    offset = np.clip(ids[None, :] - ids[:, None], -limit, limit) + limit
+    expected = (q @ k_rows.T + np.einsum("id,ijd->ij", q, table[offset])) / np.sqrt(width)
+    logits = posenc.shaw_logits(q, k_rows, table, query_ids=ids, key_ids=ids)
+    assert_close(logits, expected, "Shaw logits with clipped offsets", atol=1e-9)
+    assert_close(logits, posenc.shaw_logits(q, k_rows, table), "the same logits from position 0", atol=1e-9)
+
+
+def deberta_delta(offset: sp.Expr, span: sp.Expr) -> sp.Expr:
+    """DeBERTa's relative index delta of an offset i - j, for tables of 2k rows."""
+    return sp.Piecewise((0, offset <= -span), (2 * span - 1, offset >= span), (offset + span, True))
+
+
+@derivation(
+    "deberta-disentangled",
+    title="DeBERTa's score is the four-term expansion without its position-to-position term",
+    statement=(
+        r"\begin{gathered} \tilde A_{ij} = \underbrace{Q^c_i {K^c_j}^\top}_{\text{c2c}}"
+        r" + \underbrace{Q^c_i {K^r_{\delta(i,j)}}^\top}_{\text{c2p}} + \underbrace{K^c_j "
+        r"{Q^r_{\delta(j,i)}}^\top}_{\text{p2c}}"
+        r" = \big(Q^c_i + Q^r_{\delta(j,i)}\big)\big(K^c_j + K^r_{\delta(i,j)}\big)^\top - Q^r_{\delta(j,i)} "
+        r"{K^r_{\delta(i,j)}}^\top, \\"
+        r" \delta(i, j) = \begin{cases} 0 & i - j \le -k \\ 2k - 1 & i - j \ge k \\ i - j + k & \text{otherwise} "
+        r"\end{cases}"
+        r" \quad\Longrightarrow\quad \delta(i + s, j + s) = \delta(i, j) \end{gathered}"
+    ),
+    summary=(
+        "DeBERTa scores content against content, the query's content against the key's relative position (c2p), and "
+        "the key's content against the query's relative position (p2c); that is the four-term expansion of content "
+        "plus relative position on each side with the position-to-position term left out. The index delta depends on "
+        "i - j alone and saturates at distance k."
+    ),
+    assumptions=(
+        r"$Q^c_i, K^c_j$ the content query and key (row vectors)",
+        r"$Q^r_m = P_m W_{q,r}$, $K^r_m = P_m W_{k,r}$ from one shared table $P$ of $2k$ relative embeddings",
+        r"$k \ge 1$; the scale $1/\sqrt{3d}$ and the mask left out",
+    ),
+    steps=(
+        r"Expand $(Q^c_i + Q^r_{\delta(j,i)})(K^c_j + K^r_{\delta(i,j)})^\top$ into four products: c2c, c2p, "
+        r"$Q^r_{\delta(j,i)} {K^c_j}^\top$ and the position-to-position product.",
+        r"$Q^r_{\delta(j,i)} {K^c_j}^\top = K^c_j {Q^r_{\delta(j,i)}}^\top$ (a scalar equals its transpose): the "
+        r"third product is p2c. Removing the position-to-position product leaves $\tilde A_{ij}$.",
+        r"$\delta$ depends on $i$ and $j$ through $i - j$ only, and $(i + s) - (j + s) = i - j$: a common shift "
+        r"changes no relative embedding chosen. Offsets beyond $\pm k$ share the first or last row.",
+    ),
+    scope=GENERAL,
+)
+def prove_deberta_disentangled() -> None:
+    head = sp.Symbol("d", positive=True, integer=True)
+    names = ("Q^c_i", "K^c_j", "Q^r_{delta(j,i)}", "K^r_{delta(i,j)}")
+    q_c, k_c, q_r, k_r = (sp.MatrixSymbol(name, 1, head) for name in names)
+    disentangled = q_c * k_c.T + q_c * k_r.T + (k_c * q_r.T).T  # p2c as a scalar, transposed to a row times column
+    full = (q_c + q_r) * (k_c + k_r).T - q_r * k_r.T
+    if sp.expand(full - disentangled) != sp.ZeroMatrix(1, 1):
+        raise ProofFailure("the expansion without its position-to-position term is not c2c + c2p + p2c")
+    query, key, shift = sp.symbols("i j s", integer=True)
+    span = sp.Symbol("k", positive=True, integer=True)
+    shifted = deberta_delta((query + shift) - (key + shift), span)
+    assert_equal(sp.simplify(shifted - deberta_delta(query - key, span)), 0, "delta(i + s, j + s) = delta(i, j)")
+
+
+@numeric_check("deberta-disentangled")
+def check_deberta_disentangled(rng: np.random.Generator) -> None:
+    span, head, length = int(rng.integers(1, 9)), int(rng.integers(1, 17)), int(rng.integers(1, 20))
+    start = int(rng.integers(0, 10**6))
+    ids = np.arange(length)
+    delta = np.clip(posenc.deberta_relative_positions(ids, ids), -span, span - 1) + span
+    shifted = np.clip(posenc.deberta_relative_positions(ids + start, ids + start), -span, span - 1) + span
+    assert_close(shifted, delta, "delta(i + s, j + s) = delta(i, j)")
+    q_c, k_c = rng.standard_normal((length, head)), rng.standard_normal((length, head))
+    q_r, k_r = rng.standard_normal((2 * span, head)), rng.standard_normal((2 * span, head))
+    c2p = np.take_along_axis(q_c @ k_r.T, delta, axis=1)
+    p2c = np.take_along_axis(k_c @ q_r.T, delta, axis=1).T  # entry (j, i) of the gather is K^c_j . Q^r_delta(j, i)
+    expected = q_c @ k_c.T + c2p + p2c
+    full = np.einsum("ijd,ijd->ij", q_c[:, None] + q_r[delta.T], k_c[None] + k_r[delta])
+    assert_close(full - np.einsum("ijd,ijd->ij", q_r[delta.T], k_r[delta]), expected, "c2c + c2p + p2c", atol=1e-9)
+
+
+@derivation(
+    "kerple-bias",
+    title="Kerple's biases are zero at the query and fall with distance",
+    statement=(
+        r"\begin{gathered} b_{\text{power}}(i, j) = -r_1 |i - j|^{r_2}, \qquad b_{\text{log}}(i, j) = -r_1 "
+        r"\log\big(1 + r_2 |i - j|\big) \\"
+        r" \Longrightarrow\quad b(i, i) = 0, \qquad \frac{\partial b}{\partial |i - j|} < 0 \text{ for } |i - j| > 0,"
+        r" \qquad b_{\text{power}}\big|_{r_2 = 1} = -r_1 |i - j| \end{gathered}"
+    ),
+    summary=(
+        "Kerple adds to each logit a learned function of the distance alone: a power or a logarithm with two "
+        "positive parameters per head. Both vanish at the query itself and decrease strictly with distance; the "
+        "power variant with exponent 1 is ALiBi with a learned slope."
+    ),
+    assumptions=(
+        r"$r_1 > 0$ and $r_2 > 0$ per head ($r_2 \le 2$ for the power variant, which the paper requires for its "
+        r"kernel argument)",
+        r"$|i - j| \ge 0$ the distance",
+    ),
+    steps=(
+        r"At $|i - j| = 0$: $0^{r_2} = 0$ and $\log 1 = 0$.",
+        r"With $n = |i - j| > 0$: $\frac{d}{dn}(-r_1 n^{r_2}) = -r_1 r_2 n^{r_2 - 1} < 0$ and $\frac{d}{dn}(-r_1 "
+        r"\log(1 + r_2 n)) = -\frac{r_1 r_2}{1 + r_2 n} < 0$.",
+        r"At $r_2 = 1$ the power variant is $-r_1 |i - j|$: symmetric ALiBi with slope $r_1$ (`alibi-symmetric`).",
+    ),
+    scope=GENERAL,
+)
+def prove_kerple_bias() -> None:
+    distance = sp.Symbol("n", positive=True)
+    scale, shape = sp.symbols("r_1 r_2", positive=True)
+    power, logarithmic = -scale * distance**shape, -scale * sp.log(1 + shape * distance)
+    assert_equal(sp.limit(power, distance, 0, "+"), 0, "b_power -> 0 at distance 0")
+    assert_equal(logarithmic.subs(distance, 0), 0, "b_log(i, i) = 0")
+    for name, bias in (("power", power), ("log", logarithmic)):
+        if not sp.diff(bias, distance).is_negative:
+            raise ProofFailure(f"the {name} variant does not decrease with distance: {sp.diff(bias, distance)}")
+    assert_equal(power.subs(shape, 1), -scale * distance, "r_2 = 1 gives -r_1 n")
+
+
+@numeric_check("kerple-bias")
+def check_kerple_bias(rng: np.random.Generator) -> None:
+    heads, length = int(rng.integers(1, 9)), int(rng.integers(2, 40))
+    ids = int(rng.integers(0, 10**5)) + np.arange(length)
+    r1, r2 = rng.uniform(0.01, 3, heads), rng.uniform(0.01, 2, heads)
+    for variant in posenc.relative.KERPLE_VARIANTS:
+        bias = posenc.kerple_bias(ids, ids, r1, r2, variant=variant)
+        assert_close(np.diagonal(bias, axis1=1, axis2=2), np.zeros((heads, length)), f"{variant}: zero on the diagonal")
+        if np.any(np.diff(bias[:, -1, ::-1], axis=-1) >= 0):  # the last query, keys ever further back
+            raise ProofFailure(f"posenc's {variant} Kerple bias does not fall with distance")
+    ones = np.ones(heads)
+    assert_close(posenc.kerple_bias(ids, ids, r1, ones), -r1[:, None, None] * np.abs(ids[:, None] - ids[None, :]),
+                 "r_2 = 1 is ALiBi with slope r_1")
+
+
+@derivation(
+    "fire-input-range",
+    title="FIRE's normalised distance lies in [0, 1] at every length",
+    statement=(
+        r"b(i, j) = f_\theta\!\left(\frac{\psi(i - j)}{\psi(\max(L, i))}\right), \quad \psi(x) = \log(1 + c\,x)"
+        r" \quad\Longrightarrow\quad 0 \le \frac{\psi(i - j)}{\psi(\max(L, i))} \le 1 \quad (0 \le j \le i)"
+    ),
+    summary=(
+        "FIRE feeds a learned MLP f with the distance i - j, compressed by psi and divided by psi of the query "
+        "position (or of the threshold L while the query is earlier): however far the query is, the MLP only ever "
+        "sees inputs between 0 and 1, the interval it was trained on."
+    ),
+    assumptions=(
+        r"$c > 0$ and $L > 0$ (learned in FIRE)",
+        r"causal keys $0 \le j \le i$",
+        r"$f_\theta$ any function (an MLP, one output per head)",
+    ),
+    steps=(
+        r"$\psi(0) = 0$ and $\psi'(x) = c/(1 + c x) > 0$ for $x \ge 0$: $\psi$ is non-negative and increasing.",
+        r"$0 \le i - j \le i \le \max(L, i)$, so $0 \le \psi(i - j) \le \psi(\max(L, i))$, and $\psi(\max(L, i)) \ge "
+        r"\psi(L) > 0$.",
+        r"Dividing gives a ratio in $[0, 1]$; it equals 1 for the first key $j = 0$ of any query $i \ge L$.",
+    ),
+    scope=GENERAL,
+)
+def prove_fire_input_range() -> None:
+    compress, threshold = sp.Symbol("c", positive=True), sp.Symbol("L", positive=True)
+    distance, gap = sp.Symbol("n", nonnegative=True), sp.Symbol("e", nonnegative=True)
+
+    def psi(x: sp.Expr) -> sp.Expr:
+        return sp.log(1 + compress * x)
+
+    assert_equal(psi(0), 0, "psi(0) = 0")
+    if not sp.diff(psi(distance), distance).is_positive:
+        raise ProofFailure("psi is not increasing")
+    # normaliser argument M = n + e >= n: psi(M) - psi(n) = log((1 + cM) / (1 + cn)) with a ratio >= 1
+    ratio_excess = sp.simplify((1 + compress * (distance + gap)) / (1 + compress * distance) - 1)
+    if not ratio_excess.is_nonnegative:
+        raise ProofFailure(f"(1 + cM)/(1 + cn) - 1 = {ratio_excess} is not shown non-negative")
+    if not psi(threshold).is_positive:
+        raise ProofFailure("psi(L) is not positive")
+    query = threshold + gap  # a query past the threshold: its first key has distance i
+    assert_equal(psi(query) / psi(query), 1, "the first key of a query i >= L maps to 1")
+
+
+@numeric_check("fire-input-range")
+def check_fire_input_range(rng: np.random.Generator) -> None:
+    hidden, heads = int(rng.integers(1, 9)), int(rng.integers(1, 5))
+    length, threshold, c = int(rng.integers(1, 300)), float(rng.uniform(1, 100)), float(rng.uniform(0.01, 5))
+    ids = np.arange(length)
+    identity = ([1.0], [0.0], [[1.0]], [0.0])  # f(x) = max(x, 0): the bias is the MLP's input
+    inputs = posenc.fire_bias(ids, ids, *identity, c=c, threshold=threshold)[0]
+    causal = ids[:, None] >= ids[None, :]
+    if np.any(inputs[causal] < 0) or np.any(inputs[causal] > 1 + 1e-12):
+        raise ProofFailure("a causal FIRE input lies outside [0, 1]")
+    late = ids >= threshold
+    assert_close(inputs[late, 0], np.ones(int(late.sum())), "the first key of a query past L maps to 1", atol=1e-12)
+    w1, b1 = rng.standard_normal(hidden), rng.standard_normal(hidden)
+    w2, b2 = rng.standard_normal((heads, hidden)), rng.standard_normal(heads)
+    mlp = np.maximum(inputs[..., None] * w1 + b1, 0.0) @ w2.T + b2
+    assert_close(posenc.fire_bias(ids, ids, w1, b1, w2, b2, c=c, threshold=threshold), np.moveaxis(mlp, -1, 0),
+                 "f applied to the normalised distance", atol=1e-9)
+
+
+@derivation(
+    "cope-positions",
+    title="CoPE's contextual positions count gates and fall with the key index",
+    statement=(
+        r"\begin{gathered} g_{ij} = \sigma(q_i^\top k_j), \qquad p_{ij} = \sum_{t=j}^{i} g_{it}, \qquad"
+        r" a_{ij} = q_i^\top\big(k_j + e[p_{ij}]\big) \\"
+        r" \Longrightarrow\quad p_{ij} - p_{i,j+1} = g_{ij} \in (0, 1), \qquad 0 < p_{ij} < i - j + 1,"
+        r" \qquad g \equiv 1 \Rightarrow p_{ij} = i - j + 1 \end{gathered}"
+    ),
+    summary=(
+        "CoPE counts, from the query back to each key, how many tokens its gates open; the count drops by one gate "
+        "per step to the right, stays between 0 and the token distance plus one, and equals the token distance plus "
+        "one when every gate is open. The position embedding e at a fractional p is interpolated between its two "
+        "integer neighbours."
+    ),
+    assumptions=(
+        r"causal keys $0 \le j \le i$",
+        r"$\sigma(x) = 1/(1 + e^{-x})$ the logistic function",
+        r"$e[p] = (p - \lfloor p \rfloor)\, e[\lceil p \rceil] + (1 - p + \lfloor p \rfloor)\, e[\lfloor p \rfloor]$ "
+        r"for fractional $p$",
+    ),
+    steps=(
+        r"$\sum_{t=j}^{i} g_{it} = g_{ij} + \sum_{t=j+1}^{i} g_{it}$, so $p_{ij} - p_{i,j+1} = g_{ij}$ (with "
+        r"$p_{i,i+1} = 0$).",
+        r"$\sigma(x) > 0$ and $1 - \sigma(x) = e^{-x}/(1 + e^{-x}) > 0$: each gate is in $(0, 1)$, so the sum of the "
+        r"$i - j + 1$ gates lies strictly between 0 and $i - j + 1$.",
+        r"With every gate equal to 1, $p_{ij} = \sum_{t=j}^{i} 1 = i - j + 1$: token counting, a relative position.",
+    ),
+    scope=GENERAL,
+)
+def prove_cope_positions() -> None:
+    query, key, step = sp.symbols("i j t", integer=True)
+    gate = sp.Function("g")
+    first = sp.Sum(gate(step), (step, key, key))  # the term t = j alone
+    assert_equal(first.doit(), gate(key), "the sum over t = j is g_ij")
+    split = first + sp.Sum(gate(step), (step, key + 1, query))
+    assert_equal(sp.simplify(split - sp.Sum(gate(step), (step, key, query))), 0, "p_ij = g_ij + p_i,j+1")
+    logit = sp.Symbol("x", real=True)
+    sigmoid = 1 / (1 + sp.exp(-logit))
+    if not (sigmoid.is_positive and sp.simplify(1 - sigmoid).is_positive):
+        raise ProofFailure("the logistic gate is not in (0, 1)")
+    assert_equal(sp.Sum(1, (step, key, query)).doit(), query - key + 1, "all gates 1: p_ij = i - j + 1")
+
+
+@numeric_check("cope-positions")
+def check_cope_positions(rng: np.random.Generator) -> None:
+    length, width = int(rng.integers(1, 30)), int(rng.integers(1, 9))
+    logits = rng.normal(scale=3.0, size=(length, length))
+    p = posenc.cope_positions(logits)
+    gates = 1.0 / (1.0 + np.exp(-logits))
+    i, j = np.indices((length, length))
+    causal = i >= j
+    next_key = np.concatenate([p[:, 1:], np.zeros((length, 1))], axis=1)
+    assert_close((p - next_key)[causal], gates[causal], "p_ij - p_i,j+1 = g_ij", atol=1e-12)
+    if np.any(p[causal] <= 0) or np.any(p[causal] >= (i - j + 1)[causal]):
+        raise ProofFailure("a CoPE position lies outside (0, i - j + 1)")
+    open_gates = posenc.cope_positions(np.full((length, length), 60.0))
+    assert_close(open_gates[causal], (i - j + 1)[causal], "open gates count tokens", atol=1e-12)
+    q, table = rng.standard_normal((length, width)), rng.standard_normal((length + 1, width))
+    floor = np.floor(p).astype(int)
+    weight = p - floor
+    interpolated = weight[..., None] * table[np.minimum(floor + 1, length)] + (1 - weight[..., None]) * table[floor]
+    expected = np.einsum("id,ijd->ij", q, interpolated)
+    assert_close(posenc.cope_logits(q, p, table), expected, "interpolated position term", atol=1e-9)
+
+
 # Long context (posenc.long_context): which pairs outgrow the training length, YaRN's ramp,
 # re-rotating cached keys, xPos and the entropy of attention.
 

@@ -1,7 +1,6 @@
 """posenc.relative against transformers: T5's bias (compute_bias) and DeBERTa-v2's relative positions and log buckets.
 
-No maintained library for symmetric ALiBi is compared here: none is in requirements-peers.txt,
-and adding one would add its own dependencies to the pinned environment.
+Symmetric ALiBi is compared with x-transformers in test_peers_alibi_symmetric.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What each relative scheme adds to the logits, over the same 16 query and 16 key positions.
+r"""What each relative scheme adds to the logits, over the same 16 query and 16 key positions.
 
 Top row: biases with fixed illustrative parameters. Symmetric ALiBi for the first head of eight
 (slope 1/2), Kerple's logarithmic bias with $r_1 = r_2 = 1$, and the input FIRE's MLP receives,

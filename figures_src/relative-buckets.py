@@ -45,11 +45,11 @@ def main():
     left.step(t5_offsets, t5, where="mid", color=plotting.colour_of(series=0))
     for edge in (-T5_MAX, T5_MAX):
         left.axvline(edge, color=plotting.colour_of(reference=True), linewidth=0.6, linestyle=":")
-    left.set(xlabel="relative position j − i", ylabel="bucket", title="T5: 32 buckets, max distance 128")
+    left.set(xlabel="relative position j − i", ylabel="bucket", title="T5: 32 buckets,\nmax distance 128")
     right.step(deberta_offsets, deberta, where="mid", color=plotting.colour_of(series=1))
     for edge in (-(DEBERTA_MAX - 1), DEBERTA_MAX - 1):
         right.axvline(edge, color=plotting.colour_of(reference=True), linewidth=0.6, linestyle=":")
-    right.set(xlabel="relative position i − j", ylabel="bucket", title="DeBERTa-v2: size 256, max position 512")
+    right.set(xlabel="relative position i − j", ylabel="bucket", title="DeBERTa-v2: bucket size 256,\nmax position 512")
     plotting.save(fig)
 
 

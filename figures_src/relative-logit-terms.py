@@ -47,15 +47,15 @@ def main():
     assert np.array_equal(t5[-1, -3:], [2, 1, 0]) and np.array_equal(t5[0, 1:4], [5, 6, 6]) and t5.max() == 7
     assert np.array_equal(deberta, -deberta.T) and np.array_equal(deberta[3, :4], [3, 2, 1, 0])
 
-    fig, axes = plotting.new_figure(aspect=0.62, nrows=2, ncols=3)
+    fig, axes = plotting.new_figure(aspect=0.72, nrows=2, ncols=3)
     extent = (-0.5, LENGTH - 0.5, LENGTH - 0.5, -0.5)
     panels = (
-        (alibi, False, "symmetric ALiBi, slope 1/2", "bias"),
-        (kerple, False, "Kerple (log), r1 = r2 = 1", "bias"),
-        (fire, False, "FIRE: input of the MLP", "ψ(i−j)/ψ(max(L, i))"),
-        (shaw, True, f"Shaw: clipped offset, k = {SHAW_K}", "row (offset)"),
-        (t5, False, "T5: bucket of j − i", "bucket"),
-        (deberta, True, "DeBERTa-v2: bucket of i − j", "bucket"),
+        (alibi, False, "symmetric ALiBi\nslope 1/2", "bias"),
+        (kerple, False, "Kerple (log)\nr1 = r2 = 1", "bias"),
+        (fire, False, "FIRE: input\nof the MLP", "ψ(i−j)/ψ(max(L, i))"),
+        (shaw, True, f"Shaw: clipped\noffset, k = {SHAW_K}", "row (offset)"),
+        (t5, False, "T5: bucket\nof j − i", "bucket"),
+        (deberta, True, "DeBERTa-v2\nbucket of i − j", "bucket"),
     )
     for ax, (values, signed, title, label) in zip(axes.flat, panels):
         plotting.heatmap(ax, values, signed=signed, colorbar_label=label, extent=extent)

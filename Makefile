@@ -52,7 +52,7 @@ step = @printf '\n==> %s\n' $(1)
 require = @command -v $(1) >/dev/null 2>&1 || { printf '%s\n' "$(1) is not installed or not on PATH: $(2)" >&2; exit 1; }
 NODE_HELP := install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math
 
-.PHONY: all figures verify site serve test bench clean help FORCE
+.PHONY: all figures verify site pdf serve test bench clean help FORCE
 
 all: site ## Build everything: venv, figures, derivations, site/ (the default)
 
@@ -124,10 +124,21 @@ $(SITE_STAMP): $(FIGURE_STAMP) $(VERIFY_REPORT) $(NODE_STAMP) $(SITE_INPUTS) $(L
 
 site: $(SITE_STAMP) ## Build the site into site/ (strict: any warning fails)
 
+# The PDF is printed from the built pages by headless Chromium, so it lives in site/ beside them
+# (the home and Cite pages link it) and is printed again whenever site/ is rebuilt. `make` alone
+# does not print it, so building the site never needs Chromium; `make test` does, and checks it.
+SITE_PDF := $(SITE_DIR)/posenc.pdf
+
+$(SITE_PDF): $(SITE_STAMP) tools/site_pdf.py CITATION.cff
+	$(call step,"printing the articles into $@ with headless Chromium")
+	$(PY) tools/site_pdf.py --site $(SITE_DIR) --out $@
+
+pdf: $(SITE_PDF) ## Print every article and the derivations into site/posenc.pdf (needs Chromium)
+
 serve: figures $(VERIFY_REPORT) $(NODE_STAMP) ## Preview with live reload (re-renders edited figures)
 	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
-test: all ## Run every test, browser tests included
+test: all pdf ## Run every test, browser tests included
 	$(call step,"running the tests")
 	$(PY) -m pytest
 

@@ -55,7 +55,8 @@ PRINT_PATH = "/posenc-print.html"
 PAGE_WIDTH_MM, PAGE_HEIGHT_MM = 210, 297  # A4
 MARGIN_MM = {"top": 16, "bottom": 18, "left": 16, "right": 16}
 # Removed from every printed article: permalink symbols, buttons and the API's source listings.
-DROPPED = "a.headerlink, a.posenc-figure__enlarge, a.md-content__button, details.mkdocstrings-source, script"
+DROPPED = ("a.headerlink, a.anchor-link, a.posenc-figure__enlarge, a.md-content__button, "
+           "details.mkdocstrings-source, script")
 
 PRINT_CSS = f"""
 @page {{ size: A4; margin: {MARGIN_MM['top']}mm {MARGIN_MM['right']}mm {MARGIN_MM['bottom']}mm {MARGIN_MM['left']}mm; }}
@@ -200,8 +201,8 @@ def _contents(articles: list[Article], pages: dict[str, int]) -> str:
     for page in articles:
         if page.section != section:
             section = page.section
-            if section:
-                lines.append(f'<li class="part">{html.escape(section)}</li>')
+            # The back matter has no section name: a blank line sets it apart from the last one.
+            lines.append(f'<li class="part">{html.escape(section) or "&nbsp;"}</li>')
         number = pages.get(page.key, "")
         lines.append(f'<li><a href="#{page.key}">{html.escape(page.title)}</a>'
                      f'<span class="leader"></span><span>{number}&nbsp;</span></li>')

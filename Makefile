@@ -52,9 +52,9 @@ step = @printf '\n==> %s\n' $(1)
 require = @command -v $(1) >/dev/null 2>&1 || { printf '%s\n' "$(1) is not installed or not on PATH: $(2)" >&2; exit 1; }
 NODE_HELP := install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math
 
-.PHONY: all figures verify site serve lint test bench clean help FORCE
+.PHONY: all figures verify site pdf serve lint test bench clean help FORCE
 
-all: site ## Build everything: venv, figures, derivations, site/ (the default)
+all: site pdf ## Build everything: venv, figures, derivations, site/ and its PDF (the default)
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -123,6 +123,17 @@ $(SITE_STAMP): $(FIGURE_STAMP) $(VERIFY_REPORT) $(NODE_STAMP) $(SITE_INPUTS) $(L
 	@mv $@.start $@
 
 site: $(SITE_STAMP) ## Build the site into site/ (strict: any warning fails)
+
+# The PDF is printed from the built pages by headless Chromium, so it lives in site/ beside them
+# (the home and Cite pages link it) and is printed again whenever site/ is rebuilt. `make` prints
+# it too, so the site it leaves has no dead link; that needs Chromium, as `make test` does.
+SITE_PDF := $(SITE_DIR)/posenc.pdf
+
+$(SITE_PDF): $(SITE_STAMP) hooks/site_pdf.py CITATION.cff
+	$(call step,"printing the articles into $@ with headless Chromium")
+	$(PY) hooks/site_pdf.py --site $(SITE_DIR) --out $@
+
+pdf: $(SITE_PDF) ## Print every article and the derivations into site/posenc.pdf (needs Chromium)
 
 serve: figures $(VERIFY_REPORT) $(NODE_STAMP) ## Preview with live reload (re-renders edited figures)
 	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000

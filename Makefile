@@ -127,9 +127,12 @@ site: $(SITE_STAMP) ## Build the site into site/ (strict: any warning fails)
 serve: figures $(VERIFY_REPORT) $(NODE_STAMP) ## Preview with live reload (re-renders edited figures)
 	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
+# Each test's time goes to TEST_REPORT (JUnit XML), where `make bench` reads the suite's slowest parts.
+TEST_REPORT := build/test-report.xml
+
 test: all ## Run every test, browser tests included
 	$(call step,"running the tests")
-	$(PY) -m pytest
+	$(PY) -m pytest --junitxml=$(TEST_REPORT)
 
 # The comparison with the libraries themselves (torch CPU, transformers, torchscale's xPos) has its own environment,
 # so `make` and `make test` never need torch.
@@ -150,8 +153,8 @@ test-peers: $(PEERS_STAMP) ## Compare posenc with torch, transformers and torchs
 	$(call step,"comparing posenc with torch and transformers and torchscale")
 	$(PEERS_PY) -m pytest tests/peers
 
-bench: all ## Print build, render, explainer and precision timings (figures, not pass/fail)
-	$(PY) tests/benchmark.py
+bench: all ## Print build, render, explainer, precision and test-suite timings (figures, not pass/fail)
+	$(PY) tests/benchmark.py --test-report $(TEST_REPORT)
 	@# The precision benchmark adds the PyTorch rows when the peers environment exists.
 	$(if $(wildcard $(PEERS_STAMP)),$(PEERS_PY),$(PY)) tests/benchmark_precision.py
 

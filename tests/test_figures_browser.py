@@ -31,7 +31,8 @@ LEGIBILITY_PROBE = """() => {
 # white (the <svg> or <figure> itself, or a shape filling most of the figure); and how many
 # figures the page has, inline SVG or not.
 SCHEME_PROBE = """() => {
-  const foreground = getComputedStyle(document.querySelector('.md-typeset')).color;
+  const typeset = document.querySelector('.md-typeset');  // every page of the theme has one
+  const foreground = typeset ? getComputedStyle(typeset).color : null;
   const figures = document.querySelectorAll('.posenc-figure').length;
   return { figures, svgs: Array.from(document.querySelectorAll('.posenc-figure svg')).map((svg) => {
     const box = svg.getBoundingClientRect();
@@ -50,6 +51,8 @@ SCHEME_PROBE = """() => {
     };
   }) };
 }"""
+# Read on conftest's shared visit of every page in each scheme.
+SCHEME_READ = read_on_every_page("figure-colours", SCHEME_PROBE)
 
 
 @pytest.fixture(scope="module")

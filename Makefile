@@ -142,10 +142,13 @@ lint: $(VENV_STAMP) ## Check the Python with ruff (rules and line length in pypr
 	$(call step,"linting with ruff")
 	$(VENV)/bin/ruff check .
 
+# Each test's time goes to TEST_REPORT (JUnit XML), where `make bench` reads the suite's slowest parts.
+TEST_REPORT := build/test-report.xml
+
 # The linter runs first: it takes a second and names the line.
 test: lint all ## Lint, then run every test, browser tests included
 	$(call step,"running the tests")
-	$(PY) -m pytest
+	$(PY) -m pytest --junitxml=$(TEST_REPORT)
 
 # The comparison with the libraries themselves (torch CPU, transformers, torchscale's xPos) has its own environment,
 # so `make` and `make test` never need torch.
@@ -166,8 +169,8 @@ test-peers: $(PEERS_STAMP) ## Compare posenc with torch, transformers and torchs
 	$(call step,"comparing posenc with torch and transformers and torchscale")
 	$(PEERS_PY) -m pytest tests/peers
 
-bench: all ## Print build, render, explainer and precision timings (figures, not pass/fail)
-	$(PY) tests/benchmark.py
+bench: all ## Print build, render, explainer, precision and test-suite timings (figures, not pass/fail)
+	$(PY) tests/benchmark.py --test-report $(TEST_REPORT)
 	@# The precision benchmark adds the PyTorch rows when the peers environment exists.
 	$(if $(wildcard $(PEERS_STAMP)),$(PEERS_PY),$(PY)) tests/benchmark_precision.py
 

@@ -6,11 +6,15 @@ Measured in one run so ratios compare like with like:
   * each figure's own draw time, and the clean render set against the floor
     (one Matplotlib import + the sum of the draw times);
   * the derivation registry's total proof time;
-  * the explainer's input-to-readout time per slider, measured in headless Chromium.
+  * the explainer's input-to-readout time per slider, measured in headless Chromium;
+  * the test suite's slowest files and tests, from the JUnit report of the last `make test`
+    (each test's time includes setting up what it is the first to use: the browser, the page visits).
 """
 
 from __future__ import annotations
 
+import argparse
+import collections
 import os
 import pathlib
 import re
@@ -18,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ElementTree
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PY = ROOT / ".venv" / "bin" / "python"
@@ -43,8 +48,33 @@ def matplotlib_import_seconds() -> float:
     return with_mpl - bare
 
 
+def print_test_report(report: pathlib.Path, slowest: int = 15) -> None:
+    """The suite's time by test file and its slowest tests, from a pytest JUnit XML report."""
+    if not report.is_file():
+        print(f"\ntest suite: no report at {report} (`make test` writes it)")
+        return
+    cases = [(case.get("classname", ""), case.get("name", ""), float(case.get("time", 0)))
+             for case in ElementTree.parse(report).iter("testcase")]
+    by_file: collections.Counter[str] = collections.Counter()
+    for classname, _, seconds in cases:
+        by_file[classname] += seconds
+    total = sum(by_file.values())
+    print(f"\ntest suite: {len(cases)} tests, {total:.1f} s in tests (last `make test`, {report})")
+    for classname, seconds in by_file.most_common(12):
+        print(f"  {classname:<44} {seconds:7.1f}  {100 * seconds / total:4.1f} %")
+    print(f"slowest {slowest} tests (setup included)")
+    for classname, name, seconds in sorted(cases, key=lambda case: -case[2])[:slowest]:
+        print(f"  {seconds:7.1f}  {classname}::{name}")
+
+
 def main() -> None:
-    print("posenc benchmark (seconds unless stated; 2-core machine, one run)\n")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--test-report", type=pathlib.Path, default=ROOT / "build" / "test-report.xml",
+                        help="the JUnit XML report `make test` writes")
+    args = parser.parse_args()
+    print("posenc benchmark (seconds unless stated; 2-core machine, one run)")
+    print_test_report(args.test_report)  # first: the clean build below removes build/, the report with it
+    print()
 
     # Clean build by step: remove what make generates, except the venv and node_modules.
     for path in (ROOT / "docs" / "figures", ROOT / "build", ROOT / "site"):

@@ -1,5 +1,18 @@
 """Shared fixtures: the built site served from 127.0.0.1, Debian's Chromium via Playwright (one
-browser for the whole run), and one load of every page per colour scheme for the page-wide checks."""
+browser for the whole run), and one load of every page per colour scheme for the page-wide checks.
+
+Which fixture a new browser test should use (a page load costs far more than a check on it):
+
+* Something to check on every page: register a script with ``site_visits.read_on_every_page``
+  at import time and read its result from ``visits[path].reads[name]`` (``visits`` is this
+  scheme's load of every page; the test then runs in both schemes). Already recorded on each
+  visit: status, transfers with bodies, failed requests, console errors, layout shifts, images,
+  KaTeX errors, raw TeX, title, colour scheme and axe-core's violations.
+* One page, interacted with: ``context`` (a fresh context in the ``scheme`` under test) or
+  ``new_context(browser, scheme)``; ``browser`` itself for other options (viewport, no
+  JavaScript, touch). Never launch a browser of your own: ``browser`` is one for the session.
+* ``base_url`` serves ``site_dir``; ``site_paths`` lists the sitemap's pages.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +23,7 @@ from urllib.parse import urlparse
 
 import pytest
 from site_server import serve
-from site_visits import MISSING_PAGE, PageVisit, visit_pages
+from site_visits import DESKTOP, MISSING_PAGE, PageVisit, visit_pages
 
 # tests/peers compares posenc with torch and transformers; `make test-peers` runs it in its own venv.
 collect_ignore = ["peers"]
@@ -80,7 +93,7 @@ def scheme(request) -> str:
 
 def new_context(browser, scheme: str):
     """A fresh browser context in one colour scheme, service workers blocked."""
-    return browser.new_context(color_scheme=scheme, service_workers="block", viewport={"width": 1280, "height": 900})
+    return browser.new_context(color_scheme=scheme, service_workers="block", viewport=DESKTOP)
 
 
 @pytest.fixture

@@ -5,6 +5,11 @@ costs, so each page is loaded once per scheme and everything is read from that l
 responses and their bodies, failed requests and errors, layout shifts, the images, the math and
 an axe-core report. The tests then assert on these observations, each on its own kind of defect.
 A few pages are kept loading at once, so one page's idle wait overlaps another's checks.
+
+A test module that needs something more from every page registers a script with
+``read_on_every_page(name, script)`` when it is imported (collection imports every module before
+any test runs); each visit then holds the script's result in ``visit.reads[name]``, read after
+the layout shifts and before anything on the page is changed.
 """
 
 from __future__ import annotations
@@ -70,6 +75,10 @@ LAYOUT_SHIFTS = """() => new Promise((resolve) => {
   }, 250)));
 })"""
 
+# The window the visits are made in, and the phone-sized one some tests load pages in as well.
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
 # An address the site does not have: answered with the site's 404 page, which is visited too.
 MISSING_PAGE = "/no/such/page/"
 
@@ -86,6 +95,18 @@ AXE_RUN = """async () => {
 }"""
 
 OPEN_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
+
+# Scripts the test modules asked to run on every visit, by name (see read_on_every_page).
+EXTRA_READS: dict[str, str] = {}
+
+
+def read_on_every_page(name: str, script: str) -> str:
+    """Have every visit run ``script`` (a page.evaluate function) and keep its result as
+    ``visit.reads[name]``; returns the name. Call it at import time, before the first visit."""
+    if EXTRA_READS.get(name, script) != script:
+        raise ValueError(f"two different scripts registered as {name!r}")
+    EXTRA_READS[name] = script
+    return name
 
 
 @dataclass
@@ -115,6 +136,8 @@ class PageVisit:
     layout_shifts: list[list[dict]] = field(default_factory=list)
     # axe-core's violations with every <details> opened; None when axe-core is not installed.
     axe: list[dict] | None = None
+    # The results of the scripts registered with read_on_every_page, by name.
+    reads: dict[str, object] = field(default_factory=dict)
 
 
 class _Load:
@@ -171,6 +194,7 @@ def _read(load: _Load, context, url: str, axe: pathlib.Path | None) -> PageVisit
     visit.title = page.title()
     visit.color_scheme = page.get_attribute("body", "data-md-color-scheme")
     visit.failures, visit.errors = list(load.failures), list(load.errors)  # what the load itself did
+    visit.reads = {name: page.evaluate(script) for name, script in EXTRA_READS.items()}
     if axe is not None:
         page.evaluate(OPEN_DETAILS)  # collapsed blocks are checked too
         page.add_script_tag(path=str(axe))

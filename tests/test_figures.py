@@ -22,21 +22,31 @@ MAX_BYTES = 150 * 1024
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+def make_variable(name: str) -> str:
+    """The value of one of the Makefile's variables, as make reads it."""
+    shown = subprocess.run(
+        ["make", "--no-print-directory", "-s", "-C", str(ROOT), "--eval", f"show-variable: ; @echo $({name})",
+         "show-variable"], capture_output=True, text=True, check=True)
+    return shown.stdout.strip()
+
+
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path]:
-    """All figures rendered twice, into two fresh folders."""
-    first, second = tmp_path_factory.mktemp("first"), tmp_path_factory.mktemp("second")
-    assert render.render(SCRIPTS, first) == [], "a figure script failed (see the output above)"
-    assert render.render(SCRIPTS, second) == []
-    return first, second
+    """Two renders of every figure: the one `make` made (the figures the site shows, refused if
+    any is stale by make's own rule) and a fresh one into a new folder."""
+    built = ROOT / FIGURE_DIR
+    depends = [ROOT / name for name in make_variable("FIGURE_INPUTS").split() + [make_variable("VENV_STAMP")]]
+    stale = render.stale(SCRIPTS, built, depends)
+    if stale:
+        pytest.fail(f"figures older than their scripts or inputs: {[s.stem for s in stale]}; run `make`")
+    fresh = tmp_path_factory.mktemp("fresh")
+    assert render.render(SCRIPTS, fresh) == [], "a figure script failed (see the output above)"
+    return built, fresh
 
 
 def test_make_reads_the_figure_folder_that_python_defines():
     """The Makefile reads FIGURE_DIR from posenc/figure_files.py with sed; both readings agree."""
-    shown = subprocess.run(
-        ["make", "--no-print-directory", "-s", "-C", str(ROOT), "--eval", "show-figure-dir: ; @echo $(FIGURE_DIR)",
-         "show-figure-dir"], capture_output=True, text=True, check=True)
-    assert shown.stdout.strip() == FIGURE_DIR
+    assert make_variable("FIGURE_DIR") == FIGURE_DIR
 
 
 def test_there_are_figure_scripts():

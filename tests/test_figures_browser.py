@@ -4,11 +4,10 @@ both colour schemes, and openable at full size on a phone."""
 from __future__ import annotations
 
 import pytest
+from site_visits import DESKTOP, PHONE, read_on_every_page
 
 pytestmark = pytest.mark.browser
 
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 
 # For every figure on the page: the smallest text in CSS pixels as drawn on screen (font size
 # times the SVG's scale), and whether each text is in the page's typeface.
@@ -29,10 +28,13 @@ LEGIBILITY_PROBE = """() => {
 
 # In the current scheme: texts drawn in a colour other than the page's text colour (those
 # without a colour of their own, outside literal artists), and figure backgrounds that are
-# white (the <svg> or <figure> itself, or a shape filling most of the figure).
+# white (the <svg> or <figure> itself, or a shape filling most of the figure); and how many
+# figures the page has, inline SVG or not.
 SCHEME_PROBE = """() => {
-  const foreground = getComputedStyle(document.querySelector('.md-typeset')).color;
-  return Array.from(document.querySelectorAll('.posenc-figure svg')).map((svg) => {
+  const typeset = document.querySelector('.md-typeset');  // every page of the theme has one
+  const foreground = typeset ? getComputedStyle(typeset).color : null;
+  const figures = document.querySelectorAll('.posenc-figure').length;
+  return { figures, svgs: Array.from(document.querySelectorAll('.posenc-figure svg')).map((svg) => {
     const box = svg.getBoundingClientRect();
     const plain = Array.from(svg.querySelectorAll('text'))
       .filter((text) => !text.closest('.posenc-literal') && !/fill:/.test(text.getAttribute('style') || ''));
@@ -47,8 +49,10 @@ SCHEME_PROBE = """() => {
       white: white(getComputedStyle(svg).backgroundColor)
         || white(getComputedStyle(svg.closest('figure')).backgroundColor) || backgrounds.length > 0,
     };
-  });
+  }) };
 }"""
+# Read on conftest's shared visit of every page in each scheme.
+SCHEME_READ = read_on_every_page("figure-colours", SCHEME_PROBE)
 
 
 @pytest.fixture(scope="module")
@@ -99,13 +103,12 @@ def test_figure_text_can_be_found_with_the_browsers_page_search(browser, base_ur
     context.close()
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_figures_take_the_page_colours_and_no_white_background(browser, base_url, figure_pages, scheme):
+def test_figures_take_the_page_colours_and_no_white_background(visits, figure_pages, scheme):
     problems = []
     for path in figure_pages:
-        context, page = open_page(browser, base_url, path, scheme, DESKTOP)
-        figures = page.evaluate(SCHEME_PROBE)
-        if len(figures) != page.locator(".posenc-figure").count():
+        read = visits[path].reads[SCHEME_READ]
+        figures = read["svgs"]
+        if len(figures) != read["figures"]:
             problems.append(f"{scheme} {path}: figures that are not inline SVGs")
         for figure in figures:
             where = f"{scheme} {path}#{figure['figure']}"
@@ -118,7 +121,6 @@ def test_figures_take_the_page_colours_and_no_white_background(browser, base_url
                 problems.append(f"{where}: a white background")
             if scheme == "dark" and figure["foreground"].startswith("rgba(0, 0, 0"):
                 problems.append(f"{where}: the page's text colour is black in the dark scheme")
-        context.close()
     assert not problems, "\n".join(problems)
 
 

@@ -85,6 +85,13 @@ AXE_RUN = """async () => {
 
 OPEN_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
 
+# Blocks that posenc.css lets the browser skip while far from the viewport (content-visibility:
+# auto) are drawn as they are when the reader scrolls to them, so that axe judges colours and
+# scrolling on the page as it is read, not on boxes that have not been painted yet.
+DRAW_SKIPPED = """() => document.querySelectorAll('body *').forEach((el) => {
+  if (getComputedStyle(el).contentVisibility === 'auto') el.style.contentVisibility = 'visible';
+})"""
+
 
 @dataclass
 class Transfer:
@@ -171,6 +178,7 @@ def _read(load: _Load, context, url: str, axe: pathlib.Path | None) -> PageVisit
     visit.failures, visit.errors = list(load.failures), list(load.errors)  # what the load itself did
     if axe is not None:
         page.evaluate(OPEN_DETAILS)  # collapsed blocks are checked too
+        page.evaluate(DRAW_SKIPPED)  # and blocks not yet drawn, as drawn
         page.add_script_tag(path=str(axe))
         visit.axe = page.evaluate(AXE_RUN)
     page.close()

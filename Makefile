@@ -155,9 +155,10 @@ bench: all ## Print build, render, explainer and precision timings (figures, not
 	@# The precision benchmark adds the PyTorch rows when the peers environment exists.
 	$(if $(wildcard $(PEERS_STAMP)),$(PEERS_PY),$(PY)) tests/benchmark_precision.py
 
-# Lighthouse (pinned in package.json) on every page in the sitemap, mobile and desktop presets, against
-# the system Chromium: figures printed as a table, not pass/fail (timings vary by machine). The deterministic audits (axe,
-# layout shift, page weight, links, offline, reproducible builds) run in `make test`.
+# Lighthouse (pinned in package.json) on every page in the sitemap, mobile and desktop presets,
+# against the system Chromium: figures printed as a table, not pass/fail (timings vary by machine).
+# The deterministic audits (axe, layout shift, page weight and budgets, links, offline, reproducible
+# builds) run in `make test`.
 .PHONY: audit
 audit: all ## Print Lighthouse scores and FCP, LCP, TBT, CLS of every page, mobile and desktop (figures, not pass/fail)
 	$(call step,"running Lighthouse on every page (mobile and desktop presets)")

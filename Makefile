@@ -174,12 +174,13 @@ bench: all ## Print build, render, explainer, precision and test-suite timings (
 	@# The precision benchmark adds the PyTorch rows when the peers environment exists.
 	$(if $(wildcard $(PEERS_STAMP)),$(PEERS_PY),$(PY)) tests/benchmark_precision.py
 
-# Lighthouse (pinned in package.json) on the main pages against the system Chromium: figures
-# printed as a table, not pass/fail (timings vary by machine). The deterministic audits (axe,
-# layout shift, page weight, links, offline, reproducible builds) run in `make test`.
+# Lighthouse (pinned in package.json) on every page in the sitemap, mobile and desktop presets,
+# against the system Chromium: figures printed as a table, not pass/fail (timings vary by machine).
+# The deterministic audits (axe, layout shift, page weight and budgets, links, offline, reproducible
+# builds) run in `make test`.
 .PHONY: audit
-audit: all ## Print Lighthouse scores and FCP, LCP, TBT, CLS for the main pages (figures, not pass/fail)
-	$(call step,"running Lighthouse on the main pages")
+audit: all ## Print Lighthouse scores and FCP, LCP, TBT, CLS of every page, mobile and desktop (figures, not pass/fail)
+	$(call step,"running Lighthouse on every page (mobile and desktop presets)")
 	$(PY) tests/lighthouse_audit.py
 
 clean: ## Remove everything make generates (venv and node_modules included)

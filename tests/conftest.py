@@ -86,6 +86,24 @@ def browser():
         instance.close()
 
 
+# Tables that tests leave for the end of the run (tests/test_page_budgets.py: each page's measured
+# weight beside its budget), printed after the results so that `make test` shows them.
+_SUMMARY_TABLES = pytest.StashKey[list]()
+
+
+@pytest.fixture(scope="session")
+def report_table(pytestconfig):
+    """report_table(title, text) adds a table to the summary printed at the end of the run."""
+    tables = pytestconfig.stash.setdefault(_SUMMARY_TABLES, [])
+    return lambda title, text: tables.append((title, text))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    for title, text in config.stash.get(_SUMMARY_TABLES, []):
+        terminalreporter.write_sep("-", title)
+        terminalreporter.write_line(text)
+
+
 @pytest.fixture(params=["light", "dark"])
 def scheme(request) -> str:
     return request.param

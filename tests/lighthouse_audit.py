@@ -1,4 +1,4 @@
-"""`make audit`: Lighthouse on the main pages of the built site, printed as a table.
+"""`make audit`: Lighthouse on every page of the built site, mobile and desktop, printed as a table.
 
 The figures are reported, not asserted: Lighthouse's timings vary from run to run and machine
 to machine. The deterministic checks (axe, layout shift, page weight, links, offline,
@@ -11,11 +11,14 @@ to fetch anything else). It drives Debian's Chromium (``CHROME_PATH``, or ``POSE
 as for the tests) with the same host-resolver rule as the browser tests, so nothing but the
 site on 127.0.0.1 can be reached.
 
-Targets: accessibility, best practices and SEO 100; performance at least 95 (desktop preset).
-A score under its target is flagged in the table and its failing audits are listed below it.
-``--strict`` turns a missed accessibility, best-practices or SEO target into exit status 1.
+The pages are the ones the built site's sitemap.xml lists (or the paths given). Each is audited
+with Lighthouse's mobile preset (its default: a mid-range phone on a slow 4G connection, simulated)
+and with its desktop preset. Targets: accessibility, best practices and SEO 100 on both presets;
+performance at least 95 on mobile and 100 on desktop; layout shift 0. A score under its target is
+flagged in the table and its failing audits are listed below it. ``--strict`` turns a missed
+accessibility, best-practices or SEO target into exit status 1.
 
-    .venv/bin/python tests/lighthouse_audit.py [--site DIR] [--strict] [PATH ...]
+    .venv/bin/python tests/lighthouse_audit.py [--site DIR] [--preset mobile|desktop] [--strict] [PATH ...]
 """
 
 from __future__ import annotations
@@ -30,13 +33,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ElementTree
+from urllib.parse import urlparse
 
 from site_server import SiteHandler, serve
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PAGES = ["/", "/deep-dive/", "/explainer/", "/derivations/", "/notebooks/explicit-position-ids/"]
+PRESETS = ["mobile", "desktop"]
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
-TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
+TARGETS = {
+    preset: {"performance": performance, "accessibility": 100, "best-practices": 100, "seo": 100}
+    for preset, performance in (("mobile", 95), ("desktop", 100))
+}
 METRICS = [
     ("FCP", "first-contentful-paint", "ms"),
     ("LCP", "largest-contentful-paint", "ms"),
@@ -86,10 +94,17 @@ class _Handler(SiteHandler):
         return io.BytesIO(body)
 
 
-def lighthouse(url: str, out: pathlib.Path, chrome: str) -> dict:
+def sitemap_paths(site: pathlib.Path) -> list[str]:
+    """The path of every page the built site's sitemap lists, sorted (the tests read it the same way)."""
+    tree = ElementTree.parse(site / "sitemap.xml")
+    return sorted(urlparse(element.text).path for element in tree.iter() if element.tag.endswith("loc"))
+
+
+def lighthouse(url: str, preset: str, out: pathlib.Path, chrome: str) -> dict:
+    # Lighthouse's own default is the mobile preset; it names only the desktop one.
     command = [
         "npx", "--no", "lighthouse", url,
-        "--preset=desktop",
+        *(["--preset=desktop"] if preset == "desktop" else []),
         f"--only-categories={','.join(CATEGORIES)}",
         "--output=json", f"--output-path={out}",
         f"--chrome-flags={' '.join(CHROME_FLAGS)}",
@@ -102,18 +117,13 @@ def lighthouse(url: str, out: pathlib.Path, chrome: str) -> dict:
     return json.loads(out.read_text())
 
 
-def metric(report: dict, audit: str, unit: str) -> str:
-    value = report["audits"][audit].get("numericValue")
-    if value is None:
-        return "n/a"
-    return f"{value:.0f} {unit}" if unit else f"{value:.3f}"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="*", default=PAGES, help="site paths to audit (default: the main pages)")
+    parser.add_argument("paths", nargs="*", help="site paths to audit (default: every page in the sitemap)")
     parser.add_argument("--site", type=pathlib.Path,
                         default=pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site")))
+    parser.add_argument("--preset", choices=PRESETS, action="append", help="audit one preset only (default: both)")
+    parser.add_argument("--json", type=pathlib.Path, help="also write the table's figures to this JSON file")
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 when accessibility, best practices or SEO is under 100")
     args = parser.parse_args()
@@ -129,68 +139,88 @@ def main() -> int:
         print(f"{args.site} holds no built site: run `make`", file=sys.stderr)
         return 2
     version = json.loads((ROOT / "node_modules" / "lighthouse" / "package.json").read_text())["version"]
+    paths = args.paths or sitemap_paths(args.site)
+    presets = args.preset or PRESETS
 
     server, base = serve(args.site, _Handler)
-    rows, notes, missed, errors = [], [], [], []
+    results, notes, missed, errors = [], [], [], []
     try:
         with tempfile.TemporaryDirectory(prefix="posenc-lighthouse-") as tmp:
-            for index, path in enumerate(args.paths):
+            for index, path in enumerate(paths):
                 page = args.site / path.lstrip("/")
                 if path.endswith("/"):
                     page = page / "index.html"
                 if not page.is_file():
                     errors.append(f"{path}: not in the built site (no {page.relative_to(args.site)})")
                     continue
-                print(f"lighthouse {path} ...", file=sys.stderr, flush=True)
-                try:
-                    report = lighthouse(base + path, pathlib.Path(tmp) / f"{index}.json", chrome)
-                except (RuntimeError, subprocess.TimeoutExpired) as error:
-                    errors.append(f"{path}: {error}")
-                    continue
-                scores = {}
-                for category in CATEGORIES:
-                    score = report["categories"][category]["score"]
-                    scores[category] = None if score is None else round(score * 100)
-                    if scores[category] is None or scores[category] < TARGETS[category]:
-                        if category != "performance":
-                            missed.append(f"{path} {category} {scores[category]}")
-                        for ref in report["categories"][category]["auditRefs"]:
-                            audit = report["audits"][ref["id"]]
-                            if ref.get("weight", 0) > 0 and audit.get("score") is not None and audit["score"] < 1:
-                                shown = audit.get("displayValue") or ""
-                                notes.append(f"{path} [{category}] {ref['id']}: {audit['title']} {shown}".rstrip())
-                rows.append([path] + [scores[c] for c in CATEGORIES] + [metric(report, a, u) for _, a, u in METRICS])
+                for preset in presets:
+                    print(f"lighthouse {preset} {path} ({index + 1}/{len(paths)}) ...", file=sys.stderr, flush=True)
+                    try:
+                        report = lighthouse(base + path, preset, pathlib.Path(tmp) / f"{index}-{preset}.json", chrome)
+                    except (RuntimeError, subprocess.TimeoutExpired) as error:
+                        errors.append(f"{path} {preset}: {error}")
+                        continue
+                    scores = {}
+                    for category in CATEGORIES:
+                        score = report["categories"][category]["score"]
+                        scores[category] = None if score is None else round(score * 100)
+                        if scores[category] is None or scores[category] < TARGETS[preset][category]:
+                            if category != "performance":
+                                missed.append(f"{path} {preset} {category} {scores[category]}")
+                            for ref in report["categories"][category]["auditRefs"]:
+                                audit = report["audits"][ref["id"]]
+                                if ref.get("weight", 0) > 0 and audit.get("score") is not None and audit["score"] < 1:
+                                    shown = audit.get("displayValue") or ""
+                                    note = f"{path} {preset} [{category}] {ref['id']}: {audit['title']} {shown}"
+                                    notes.append(note.rstrip())
+                    metrics = {name: report["audits"][audit].get("numericValue") for name, audit, _ in METRICS}
+                    results.append({"page": path, "preset": preset, **scores, **metrics})
     finally:
         server.shutdown()
         server.server_close()
 
-    headers = ["page", "perf", "a11y", "best-pr", "SEO"] + [name for name, _, _ in METRICS]
-    cells = [[str(c) if c is not None else "n/a" for c in row] for row in rows]
-    for row in cells:  # a score under its target is marked with "!"
-        for column, category in enumerate(CATEGORIES, start=1):
-            if row[column] == "n/a" or int(row[column]) < TARGETS[category]:
-                row[column] += "!"
-    widths = [max(len(r[i]) for r in [headers] + cells) for i in range(len(headers))]
-
-    def line(fields: list[str]) -> str:
-        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(fields, widths, strict=True))]
-        return "  ".join(padded)
-
-    print(f"\nLighthouse {version}, desktop preset, {chrome}")
-    print("targets: performance >= 95, accessibility / best practices / SEO = 100 ('!' marks a miss)\n")
-    print(line(headers))
-    print(line(["-" * w for w in widths]))
-    for row in cells:
-        print(line(row))
+    if args.json:
+        args.json.write_text(json.dumps({"lighthouse": version, "results": results}, indent=1) + "\n")
+    print(f"\nLighthouse {version}, {chrome}")
+    print("targets: performance >= 95 on mobile and 100 on desktop, accessibility / best practices / SEO = 100,")
+    print("CLS 0 ('!' marks a miss)\n")
+    print(table(results))
     if notes:
         print("\nAudits that cost points:")
         print("\n".join(f"  {note}" for note in notes))
     if errors:
         print("\nNot audited:")
         print("\n".join(f"  {error}" for error in errors))
-    if errors and not rows:
+    if errors and not results:
         return 1
     return 1 if (args.strict and missed) else 0
+
+
+def table(results: list[dict]) -> str:
+    """The results as aligned text, one row per page and preset; a figure off its target ends in "!"."""
+    headers = ["page", "preset", "perf", "a11y", "best-pr", "SEO"] + [name for name, _, _ in METRICS]
+    rows = []
+    for result in results:
+        row = [result["page"], result["preset"]]
+        for category in CATEGORIES:
+            score = result[category]
+            target = TARGETS[result["preset"]][category]
+            row.append("n/a!" if score is None else f"{score}{'!' if score < target else ''}")
+        for name, _, unit in METRICS:
+            value = result[name]
+            if value is None:
+                row.append("n/a")
+            elif unit:
+                row.append(f"{value:,.0f} {unit}")
+            else:
+                row.append(f"{value:.3f}{'!' if value > 0 else ''}")
+        rows.append(row)
+    widths = [max(len(r[i]) for r in [headers] + rows) for i in range(len(headers))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(row) for row in rows])
 
 
 if __name__ == "__main__":

@@ -109,6 +109,14 @@ def read_on_every_page(name: str, script: str) -> str:
     return name
 
 
+# Blocks that posenc.css lets the browser skip while far from the viewport (content-visibility:
+# auto) are drawn as they are when the reader scrolls to them, so that axe judges colours and
+# scrolling on the page as it is read, not on boxes that have not been painted yet.
+DRAW_SKIPPED = """() => document.querySelectorAll('body *').forEach((el) => {
+  if (getComputedStyle(el).contentVisibility === 'auto') el.style.contentVisibility = 'visible';
+})"""
+
+
 @dataclass
 class Transfer:
     """One response: its URL and status, and its body when it counts towards the page's weight."""
@@ -194,6 +202,7 @@ def _read(load: _Load, context, url: str, axe: pathlib.Path | None) -> PageVisit
     visit.title = page.title()
     visit.color_scheme = page.get_attribute("body", "data-md-color-scheme")
     visit.failures, visit.errors = list(load.failures), list(load.errors)  # what the load itself did
+    page.evaluate(DRAW_SKIPPED)  # the reads and axe see every block as the reader sees it when there
     visit.reads = {name: page.evaluate(script) for name, script in EXTRA_READS.items()}
     if axe is not None:
         page.evaluate(OPEN_DETAILS)  # collapsed blocks are checked too

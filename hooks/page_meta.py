@@ -30,6 +30,7 @@ import pathlib
 import shutil
 import subprocess
 import tempfile
+from importlib import metadata
 from typing import NamedTuple
 
 import numpy as np
@@ -71,7 +72,8 @@ def _title(page) -> str:
 def _citable_urls(config) -> dict[str, str]:
     """{docs path: URL to cite} for the home page and every article the Cite page lists."""
     root = page_markers._cited_root(config["site_url"])
-    urls = {path: root + url_path for path, url_path, _ in page_markers._articles(config)}
+    articles = page_markers._articles(config) if config["nav"] else []  # a site without a nav lists none
+    urls = {path: root + url_path for path, url_path, _ in articles}
     urls["index.md"] = root
     return urls
 
@@ -195,8 +197,10 @@ def draw_card(title: str, site_name: str) -> bytes:
 
 def write_card(page, config) -> None:
     """Write the card of ``page`` into the site, drawing it only if no earlier build has."""
-    drawer = pathlib.Path(__file__).read_bytes()  # an edit to the drawing draws every card again
-    key = hashlib.sha256(drawer + b"\0" + _title(page).encode() + b"\0" + config["site_name"].encode()).hexdigest()
+    # An edit to the drawing or another Matplotlib or Pillow draws every card again.
+    drawer = [pathlib.Path(__file__).read_text(encoding="utf-8"), metadata.version("matplotlib"),
+              metadata.version("pillow")]
+    key = hashlib.sha256("\0".join([*drawer, _title(page), config["site_name"]]).encode()).hexdigest()
     cached = CARD_CACHE / f"{key}.png"
     if not cached.is_file():
         CARD_CACHE.mkdir(parents=True, exist_ok=True)

@@ -46,6 +46,9 @@ LISTS := build/lists
 list_figure-scripts := find figures_src -maxdepth 1 -name '*.py'
 list_library := find posenc -maxdepth 1 -type f -not -name '.*'
 list_pages := find mkdocs.yml docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*'
+# Each page says when its sources last changed in git (hooks/page_meta.py): a commit, or a source
+# that becomes dirty or clean again, changes that line, so the site is rebuilt. Empty without git.
+list_history := { { git rev-parse HEAD && git status --porcelain --untracked-files=all -- docs figures_src posenc; } 2>/dev/null || true; }
 
 step = @printf '\n==> %s\n' $(1)
 # Stop with a message naming a missing command and how to get it, before anything is built.
@@ -111,7 +114,7 @@ verify: $(VERIFY_REPORT) ## Prove every derivation with SymPy (python -m posenc.
 
 # mkdocs writes into a fresh folder; site/ is replaced (two renames) only after a build that
 # succeeded, so a failed build leaves the last good site whole.
-$(SITE_STAMP): $(FIGURE_STAMP) $(VERIFY_REPORT) $(NODE_STAMP) $(SITE_INPUTS) $(LISTS)/pages $(LISTS)/library \
+$(SITE_STAMP): $(FIGURE_STAMP) $(VERIFY_REPORT) $(NODE_STAMP) $(SITE_INPUTS) $(LISTS)/pages $(LISTS)/library $(LISTS)/history \
               $(call if_missing,$(SITE_DIR)/index.html)
 	$(call require,node,$(NODE_HELP))
 	$(call step,"building the site with mkdocs build --strict")

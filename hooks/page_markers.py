@@ -229,7 +229,15 @@ def _release() -> dict:
     released = data["date-released"]
     if isinstance(released, str):
         released = datetime.date.fromisoformat(released)
-    return {"title": data["title"], "version": str(data["version"]), "date": released}
+    authors = [_cff_author(author) for author in data["authors"]]
+    return {"title": data["title"], "version": str(data["version"]), "date": released, "authors": authors}
+
+
+def _cff_author(author: dict) -> tuple[str, bool]:
+    """(name, whether it names an entity) of one CITATION.cff author; a person reads "Family, Given"."""
+    if "name" in author:
+        return author["name"], True
+    return f"{author['family-names']}, {author['given-names']}", False
 
 
 RELEASE_NUMBER = re.compile(r"\d+(?:\.\d+)*")
@@ -256,11 +264,13 @@ def _cited_root(site_url: str) -> str:
 def _record(key: str, title: str, url: str, note: str) -> str:
     """One BibTeX record of posenc; ``title`` is the field's content, braces included."""
     release = _release()
+    # An entity's name is braced so that BibTeX does not split it into given and family names.
+    authors = " and ".join(f"{{{name}}}" if entity else name for name, entity in release["authors"])
     return textwrap.dedent(
         f"""\
         @misc{{{key},
           title        = {{{title}}},
-          author       = {{{{posenc contributors}}}},
+          author       = {{{authors}}},
           year         = {{{release["date"].year}}},
           month        = {release["date"].strftime("%b").lower()},
           version      = {{{release["version"]}}},
@@ -347,7 +357,9 @@ def _derivations_page(page_src: str, site_url: str) -> str:
     for entry in REGISTRY.values():
         steps = "\n".join(f"{n}. {step}" for n, step in enumerate(entry.steps, 1))
         assumptions = "; ".join(entry.assumptions)
-        bibtex = textwrap.indent(_bibtex(entry, site_url), "        ")
+        # Indented as far as the fence inside the collapsible block, so that the copy button copies the
+        # record as the Cite page shows it, without leading spaces.
+        bibtex = textwrap.indent(_bibtex(entry, site_url), "    ")
         if entry.scope == GENERAL:
             scope = "proved in general, for every size the assumptions allow."
         else:

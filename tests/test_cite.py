@@ -110,6 +110,20 @@ def test_a_new_release_in_citation_cff_changes_every_record(tmp_path, monkeypatc
         assert "https://posenc.github.io/3.4.5/" in field(body, "url"), key
 
 
+def test_authors_come_from_citation_cff(tmp_path, monkeypatch):
+    """A person is "Family, Given", an entity's name is braced so BibTeX keeps it whole; the order is the file's."""
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    people = "authors:\n  - family-names: Noether\n    given-names: Emmy\n  - name: The Example Lab\n"
+    text = re.sub(r"^authors:\n(?:  .*\n)+", people, text, flags=re.M)
+    moved = tmp_path / "CITATION.cff"
+    moved.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(markers_hook, "CITATION", moved)
+    found = records(cite_markdown("{{ cite: site }}\n\n{{ cite: articles }}\n\n{{ bibtex: kernel }}"))
+    assert found
+    for key, body in found.items():
+        assert field(body, "author") == "{Noether, Emmy and {The Example Lab}}", key
+
+
 def test_record_urls_name_a_numbered_release_never_dev_or_latest():
     version = str(citation()["version"])
     cases = {

@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 import pytest
+from conftest import new_context
+
+import posenc.derivations  # noqa: F401 - registers every derivation in REGISTRY
+from posenc.registry import REGISTRY
 
 pytestmark = pytest.mark.browser
 
@@ -144,3 +148,27 @@ def test_unknown_address_gets_a_helpful_404(context, base_url):
     assert page.locator("input.md-search__input").count() == 1
     loaded = [url for url, status in visit.responses if status == 200 and url.endswith(".css")]
     assert loaded, "the 404 page loaded no stylesheet"
+
+
+def test_one_click_copies_a_derivations_bibtex(browser, base_url):
+    """Each 'Cite this derivation' block has one copy button whose target is its BibTeX record, and
+    clicking it puts the record, without indentation, on the clipboard."""
+    context = new_context(browser, "light")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+    try:
+        page, _, visit = open_page(context, base_url + "/derivations/")
+        blocks = page.locator("details.quote:has(> summary:text-is('Cite this derivation'))")
+        assert blocks.count() == len(REGISTRY)
+        copied_by_button = blocks.evaluate_all("""blocks => blocks.map(block => {
+            const buttons = block.querySelectorAll("button[data-md-type=copy]");
+            return buttons.length === 1 ? document.querySelector(buttons[0].dataset.clipboardTarget).textContent : null;
+        })""")
+        for identifier, copied in zip(REGISTRY, copied_by_button):
+            assert copied is not None and copied.startswith(f"@misc{{posenc-{identifier},\n  title"), identifier
+        block = blocks.nth(0)
+        block.locator("summary").click()
+        block.locator("button[data-md-type=copy]").click()
+        assert page.evaluate("navigator.clipboard.readText()") == copied_by_button[0].rstrip("\n")
+        assert not visit.errors
+    finally:
+        context.close()

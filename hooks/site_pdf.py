@@ -115,6 +115,10 @@ def printed_articles(config_path: pathlib.Path = ROOT / "mkdocs.yml") -> list[Ar
 
     articles: list[Article] = []
     back: list[Article] = []
+    # A site without a nav (mkdocs then lists the pages itself) has no article sections: its
+    # PDF is its home page alone, so `make` still leaves a PDF beside the pages that link it.
+    if not config.get("nav"):
+        return [article("", "Home", "index.md")]
     for item in config["nav"]:
         (name, value), = item.items()
         if name in ARTICLE_SECTIONS:

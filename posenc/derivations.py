@@ -1841,12 +1841,12 @@ def deberta_delta(offset: sp.Expr, span: sp.Expr) -> sp.Expr:
     statement=(
         r"\begin{gathered} \tilde A_{ij} = \underbrace{Q^c_i {K^c_j}^\top}_{\text{c2c}}"
         r" + \underbrace{Q^c_i {K^r_{\delta(i,j)}}^\top}_{\text{c2p}} + \underbrace{K^c_j "
-        r"{Q^r_{\delta(j,i)}}^\top}_{\text{p2c}}"
+        r"{Q^r_{\delta(j,i)}}^\top}_{\text{p2c}} \\"
         r" = \big(Q^c_i + Q^r_{\delta(j,i)}\big)\big(K^c_j + K^r_{\delta(i,j)}\big)^\top - Q^r_{\delta(j,i)} "
         r"{K^r_{\delta(i,j)}}^\top, \\"
         r" \delta(i, j) = \begin{cases} 0 & i - j \le -k \\ 2k - 1 & i - j \ge k \\ i - j + k & \text{otherwise} "
-        r"\end{cases}"
-        r" \quad\Longrightarrow\quad \delta(i + s, j + s) = \delta(i, j) \end{gathered}"
+        r"\end{cases} \\"
+        r" \Longrightarrow\quad \delta(i + s, j + s) = \delta(i, j) \end{gathered}"
     ),
     summary=(
         "DeBERTa scores content against content, the query's content against the key's relative position (c2p), and "
@@ -1958,8 +1958,9 @@ def check_kerple_bias(rng: np.random.Generator) -> None:
     "fire-input-range",
     title="FIRE's normalised distance lies in [0, 1] at every length",
     statement=(
-        r"b(i, j) = f_\theta\!\left(\frac{\psi(i - j)}{\psi(\max(L, i))}\right), \quad \psi(x) = \log(1 + c\,x)"
-        r" \quad\Longrightarrow\quad 0 \le \frac{\psi(i - j)}{\psi(\max(L, i))} \le 1 \quad (0 \le j \le i)"
+        r"\begin{gathered} b(i, j) = f_\theta\!\left(\frac{\psi(i - j)}{\psi(\max(L, i))}\right), \quad "
+        r"\psi(x) = \log(1 + c\,x) \\"
+        r" \Longrightarrow\quad 0 \le \frac{\psi(i - j)}{\psi(\max(L, i))} \le 1 \quad (0 \le j \le i) \end{gathered}"
     ),
     summary=(
         "FIRE feeds a learned MLP f with the distance i - j, compressed by psi and divided by psi of the query "
@@ -2022,10 +2023,10 @@ def check_fire_input_range(rng: np.random.Generator) -> None:
     "cope-positions",
     title="CoPE's contextual positions count gates and fall with the key index",
     statement=(
-        r"\begin{gathered} g_{ij} = \sigma(q_i^\top k_j), \qquad p_{ij} = \sum_{t=j}^{i} g_{it}, \qquad"
+        r"\begin{gathered} g_{ij} = \sigma(q_i^\top k_j), \qquad p_{ij} = \sum_{t=j}^{i} g_{it}, \\"
         r" a_{ij} = q_i^\top\big(k_j + e[p_{ij}]\big) \\"
-        r" \Longrightarrow\quad p_{ij} - p_{i,j+1} = g_{ij} \in (0, 1), \qquad 0 < p_{ij} < i - j + 1,"
-        r" \qquad g \equiv 1 \Rightarrow p_{ij} = i - j + 1 \end{gathered}"
+        r" \Longrightarrow\quad p_{ij} - p_{i,j+1} = g_{ij} \in (0, 1), \qquad 0 < p_{ij} < i - j + 1, \\"
+        r" g \equiv 1 \Rightarrow p_{ij} = i - j + 1 \end{gathered}"
     ),
     summary=(
         "CoPE counts, from the query back to each key, how many tokens its gates open; the count drops by one gate "

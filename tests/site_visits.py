@@ -115,6 +115,18 @@ def read_on_every_page(name: str, script: str) -> str:
 DRAW_SKIPPED = """() => document.querySelectorAll('body *').forEach((el) => {
   if (getComputedStyle(el).contentVisibility === 'auto') el.style.contentVisibility = 'visible';
 })"""
+# Then the page's own scripts measure the drawn blocks again (overrides/main.html gives an
+# overflowing equation its tab stop on resize), as they do when a reader scrolls a block into view.
+AFTER_DRAWING = """async () => {
+  window.dispatchEvent(new Event('resize'));
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+
+
+def draw_skipped_blocks(page) -> None:
+    """Draw every block the browser skipped, and let the page react, before a check reads it."""
+    page.evaluate(DRAW_SKIPPED)
+    page.evaluate(AFTER_DRAWING)
 
 
 @dataclass
@@ -202,7 +214,7 @@ def _read(load: _Load, context, url: str, axe: pathlib.Path | None) -> PageVisit
     visit.title = page.title()
     visit.color_scheme = page.get_attribute("body", "data-md-color-scheme")
     visit.failures, visit.errors = list(load.failures), list(load.errors)  # what the load itself did
-    page.evaluate(DRAW_SKIPPED)  # the reads and axe see every block as the reader sees it when there
+    draw_skipped_blocks(page)  # the reads and axe see every block as the reader sees it when there
     visit.reads = {name: page.evaluate(script) for name, script in EXTRA_READS.items()}
     if axe is not None:
         page.evaluate(OPEN_DETAILS)  # collapsed blocks are checked too

@@ -26,7 +26,8 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["
 NAME, VERSION = PROJECT["name"], PROJECT["version"]
 # The files of the package: its modules, the figure style and the PEP 561 marker of its type hints.
 PACKAGE_FILES = sorted(
-    [f"posenc/{path.name}" for path in (ROOT / "posenc").glob("*.py")] + ["posenc/posenc.mplstyle", "posenc/py.typed"]
+    [f"posenc/{path.name}" for path in (ROOT / "posenc").glob("*.py")]
+    + ["posenc/posenc.mplstyle", "posenc/explainer_demo.json", "posenc/py.typed"]
 )
 # The modules that need an optional dependency (pyproject's extras): they are left out of a
 # NumPy-only environment, and nothing else may be.

@@ -63,8 +63,10 @@ class KaTeX:
 
 KATEX = KaTeX()
 # How KaTeX (as locked in package-lock.json) opens each part of an inline formula; lines may
-# break only between parts.
+# break only between parts. An inline formula's HTML ends by closing its last part, then
+# ``katex-html``, then ``katex``.
 KATEX_PART = '<span class="katex-base">'
+KATEX_END = "</span></span>"
 
 
 def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
@@ -72,16 +74,21 @@ def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
 
     A display equation sits in a ``posenc-math`` box that scrolls sideways, with a cue, when the
     column is narrower than the equation. Inline math is followed by ``tail``, the text glued
-    to it in the source (a comma, a full stop, a closing parenthesis). Browsers may break a line
-    between a formula and the character after it, so a formula that KaTeX draws as one
-    unbreakable part (one ``katex-base`` span) goes into a ``posenc-nowrap`` span with its tail. A formula
-    of several parts keeps its own break points (after relations and operators) instead:
-    Chromium ignores the span's nowrap after a part that may break, and a nowrap formula
-    longer than a phone's line would widen the page.
+    to it in the source (a comma, a full stop, a closing parenthesis). Chromium lets a line
+    break after a KaTeX part (an inline block) wherever the element holding that part allows
+    wrapping, even before a comma, and a nowrap ancestor further out does not stop it. So the
+    formula's last part goes alone into a ``posenc-nowrap`` span: the line cannot break between
+    it and the tail, while a long formula keeps its break points (after relations and
+    operators) before that part, so it still fits a phone's line.
     """
     rendered = KATEX.render(tex, display, where)
     if display:
         return f'<div class="posenc-math">{rendered}</div>'
-    if tail and rendered.count(KATEX_PART) == 1:
-        return f'<span class="posenc-nowrap">{rendered}{tail}</span>'
-    return rendered + tail
+    if not tail:
+        return rendered
+    last_part = rendered.rindex(KATEX_PART)
+    end = len(rendered) - len(KATEX_END)
+    part = rendered[last_part:end]
+    if not rendered.endswith("</span>" + KATEX_END) or part.count("<span") != part.count("</span>"):
+        raise PluginError(f"{where}: KaTeX's HTML for {tex!r} does not end with a formula part")
+    return f'{rendered[:last_part]}<span class="posenc-nowrap">{part}</span>{rendered[end:]}{tail}'

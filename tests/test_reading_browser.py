@@ -51,11 +51,10 @@ READING = """async () => {
     if (!box || !hasCue(box)) result.uncued.push(name(display));
   }
 
-  // An unbreakable inline formula (one KaTeX part) directly followed by punctuation: the
-  // punctuation sits on the formula's line. (A formula of several parts keeps its own break
-  // points, and the line may break after its last part.)
+  // Inline math directly followed by punctuation: the punctuation sits on the line of the
+  // formula's last line. (A long formula may break inside, after a relation or an operator.)
   for (const math of document.querySelectorAll('article .katex')) {
-    if (math.closest('.katex-display') || math.querySelectorAll('.katex-html > .katex-base').length !== 1) continue;
+    if (math.closest('.katex-display')) continue;
     const next = math.nextSibling;
     if (!next || next.nodeType !== Node.TEXT_NODE || !/^[.,;:!?)]/.test(next.data)) continue;
     const lines = math.getClientRects();

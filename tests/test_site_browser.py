@@ -117,10 +117,15 @@ def test_math_is_rendered_at_build_time_without_math_javascript(context, base_ur
 def test_instant_navigation_keeps_math_and_figures(context, base_url):
     page, _, visit = open_page(context, base_url + "/derivations/")
     page.evaluate("window.__sameDocument = true")
+    # Material pushes the new address as soon as the link is clicked and swaps the content in
+    # only once it has fetched the page; the load state stays that of the first load. So
+    # neither says the home page is shown: wait for the derivations' content to be replaced.
+    derivations = page.locator("[data-md-component=container]").element_handle()
     page.locator("nav.md-nav--primary").get_by_role("link", name="Home", exact=True).first.click()
     page.wait_for_url(base_url + "/")
-    page.wait_for_load_state("networkidle")
+    page.wait_for_function("container => !container.isConnected", arg=derivations)
     assert page.evaluate("window.__sameDocument") is True, "the click reloaded the page instead of swapping it"
+    assert page.locator("article h1").inner_text().startswith("Positional encoding, proved and drawn from code")
     assert page.locator(".katex").count() > 0
     assert page.locator(".posenc-figure svg text").count() > 0
     assert not visit.errors

@@ -368,6 +368,14 @@
       draw(params);
     }
 
+    liven(root, render);
+  }
+
+  /**
+   * Make a panel's controls live: sliders and button groups (one pressed button per data-param)
+   * call render(), the controls are enabled, and the panel is drawn once and marked live.
+   */
+  function liven(root, render) {
     root.addEventListener("input", (event) => {
       if (event.target.matches("input[data-param]")) render();
     });
@@ -389,8 +397,9 @@
     for (const root of document.querySelectorAll("[data-step]")) wire(root);
   }
 
-  // The SVG helpers are shared with the long-context panel (long-context.js, loaded after this file).
-  const drawing = Object.freeze({ svgElement, svgText, newCanvas, axes, polylinePoints });
+  // The SVG helpers and the control wiring are shared with the long-context panel (long-context.js,
+  // loaded after this file).
+  const drawing = Object.freeze({ svgElement, svgText, newCanvas, axes, polylinePoints, liven });
   window.posencExplainer = Object.freeze({ init, drawing });
 
   // Material's document$ emits on the first load and after every instant navigation.

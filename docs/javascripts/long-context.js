@@ -16,7 +16,7 @@
   if (window.posencLongContext) return; // a second copy of the script changes nothing
 
   const math = window.posencLongContextMath;
-  const { svgElement, svgText, newCanvas, axes, polylinePoints } = window.posencExplainer.drawing;
+  const { svgElement, svgText, newCanvas, axes, polylinePoints, liven } = window.posencExplainer.drawing;
   const TABLE_COLUMNS = ["pair", "turns", "slowdown", "targetTurns"];
 
   /** Each pair's slow-down omega / omega' on a log2 axis, the critical dimension and the scale marked. */
@@ -116,20 +116,7 @@
       draw(params);
     }
 
-    root.addEventListener("input", (event) => {
-      if (event.target.matches("input[data-param]")) render();
-    });
-    root.addEventListener("click", (event) => {
-      const button = event.target.closest("button[data-param]");
-      if (!button || !root.contains(button)) return;
-      for (const other of root.querySelectorAll(`button[data-param="${button.dataset.param}"]`)) {
-        other.setAttribute("aria-pressed", String(other === button));
-      }
-      render();
-    });
-    for (const control of root.querySelectorAll("[data-param]")) control.disabled = false;
-    render();
-    root.setAttribute("data-live", "");
+    liven(root, render);
   }
 
   /** Wire the panel of the current page, if it has one; safe to call any number of times. */

@@ -117,9 +117,13 @@ DRAW_SKIPPED = """() => document.querySelectorAll('body *').forEach((el) => {
 })"""
 # Then the page's own scripts measure the drawn blocks again (overrides/main.html gives an
 # overflowing equation its tab stop on resize), as they do when a reader scrolls a block into view.
+# A block drawn for the first time may start a colour transition (a link easing into the dark
+# scheme's colour); the checks read the colours it ends at, waiting at most a second.
 AFTER_DRAWING = """async () => {
   window.dispatchEvent(new Event('resize'));
   await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const easing = document.getAnimations().filter((a) => a instanceof CSSTransition).map((a) => a.finished);
+  await Promise.race([Promise.allSettled(easing), new Promise((done) => setTimeout(done, 1000))]);
 }"""
 
 

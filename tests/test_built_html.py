@@ -199,3 +199,35 @@ def test_404_page_offers_search_and_the_main_pages(parsed_pages, site_dir):
     relative = [href for href in page.links if not href.startswith(("/", "#", "http:", "https:", "mailto:"))]
     assert not relative, f"the 404 page is served at any depth, but links relative paths: {relative}"
     assert 'class="md-search__input"' in (site_dir / "404.html").read_text(encoding="utf-8")
+
+
+def test_each_derivation_shows_its_statement_and_folds_its_proof(site_dir):
+    """A derivation's statement, scope and assumptions are open; its numbered proof steps sit in a
+    closed block named by their count, so the long page does not style and lay out every proof."""
+    import posenc.derivations  # noqa: F401  (registers every derivation)
+    from posenc.registry import REGISTRY
+
+    page = (site_dir / "derivations" / "index.html").read_text(encoding="utf-8")
+    sections = re.split(r'<h2 id="', page)
+    by_id = {section.split('"', 1)[0]: section for section in sections[1:]}
+    for entry in REGISTRY.values():
+        section = by_id[entry.id]
+        assert section.index('class="posenc-math"') < section.index("<details"), entry.id  # statement first
+        count = len(entry.steps)
+        proof = re.search(r'<details class="abstract">\s*<summary>Proof in (\d+) steps?</summary>(.*?)</details>',
+                          section, re.S)
+        assert proof, f"{entry.id}: no closed 'Proof in ... steps' block"
+        assert int(proof[1]) == count and proof[2].count("<li>") == count, entry.id
+
+
+EMPTY_LINK = re.compile(r"<a\s(?![^>]*\baria-label=)[^>]*\bhref=[^>]*>\s*</a>")
+
+
+def test_no_page_has_a_link_without_content(site_dir):
+    """A link with nothing in it is still a tab stop, an invisible one with no name. (Line anchors on
+    every code line once put thousands of them on the API and SymPy-source pages.)"""
+    found = {
+        str(path.relative_to(site_dir)): len(EMPTY_LINK.findall(path.read_text(encoding="utf-8")))
+        for path in site_dir.rglob("*.html")
+    }
+    assert {page: count for page, count in found.items() if count} == {}

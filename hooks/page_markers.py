@@ -533,8 +533,21 @@ def on_files(files, config):
     return files
 
 
+def _check_page_scripts(page, files) -> None:
+    """The front matter's ``scripts:`` must name files of the site: overrides/main.html writes each
+    into the page as it is, and a wrong name would only show as a failed request in a browser."""
+    scripts = page.meta.get("scripts", [])
+    if not isinstance(scripts, list) or not all(isinstance(name, str) for name in scripts):
+        raise PluginError(f"page {page.file.src_uri}: front matter 'scripts' must be a list of file names")
+    missing = [name for name in scripts if files.get_file_from_path(name) is None]
+    if missing:
+        raise PluginError(f"page {page.file.src_uri}: front matter 'scripts' names {', '.join(missing)}, which the "
+                          "site does not have (a path under docs/, such as javascripts/explainer.js)")
+
+
 def on_page_markdown(markdown, page, config, files):
     src = page.file.src_uri
+    _check_page_scripts(page, files)
 
     def expand(match: re.Match) -> str:
         kind, spec, arg = match["kind"], match["spec"], (match["arg"] or "").strip()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import statistics
 
 import numpy as np
@@ -56,13 +57,15 @@ def new_context(browser, **options):
     return browser.new_context(**options)
 
 
-def open_explainer(context, base_url):
+def open_explainer(context, base_url, path: str = PATH):
+    """A new page at ``path`` (the explainer, whose steps are then live), and its errors as they come."""
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(base_url + PATH, wait_until="load")
-    wait_until_live(page)
+    page.goto(base_url + path, wait_until="load")
+    if path == PATH:
+        wait_until_live(page)
     return page, errors
 
 
@@ -231,11 +234,18 @@ def writes_per_readout(page, step: str, act) -> dict[str, int]:
     return page.evaluate("() => window.__explainerWrites()")
 
 
-def test_instant_navigation_rewires_every_step_exactly_once(browser, base_url):
+def test_instant_navigation_brings_the_scripts_and_wires_every_step_exactly_once(browser, base_url):
     context = new_context(browser)
-    page, errors = open_explainer(context, base_url)
+    page, errors = open_explainer(context, base_url, path="/")
     page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
+    # The home page has no steps and loads none of the explainer's scripts ...
+    assert page.evaluate("() => [typeof window.posencExplainer, typeof window.posencExplainerMath]") == [
+        "undefined", "undefined"]
     page.evaluate("window.__sameDocument = true")
+    # ... which instant navigation brings with the explainer; then away and back, twice.
+    page.locator("article a[href$='explainer/']").first.click()
+    page.wait_for_url(base_url + PATH)
+    wait_until_live(page)
     for _ in range(2):
         page.locator("article a[href$='/derivations/']").first.click()
         page.wait_for_url(base_url + "/derivations/")
@@ -470,13 +480,20 @@ def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
     context.close()
 
 
-def test_the_script_does_nothing_on_other_pages(browser, base_url):
-    context = new_context(browser)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(base_url + "/", wait_until="load")
-    assert page.evaluate("typeof window.posencExplainer.init") == "function"
-    assert page.locator("[data-live], .posenc-svg").count() == 0
-    assert not errors
-    context.close()
+def test_only_the_pages_with_steps_or_the_panel_load_their_scripts(site_dir):
+    """The explainer's and the long-context panel's scripts are on the two pages that use them and
+    nowhere else (instant navigation brings them along: see the navigation tests)."""
+    page_scripts = re.compile(r"var pageScripts = (\[[^\]]*\]);")  # how overrides/main.html lists them
+    named = re.compile(r"javascripts/((?:explainer|long-context)[^\"/]*\.js)")
+    loading = {}
+    for path in site_dir.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        listed = [name for found in page_scripts.findall(text) for name in json.loads(found)]
+        assert all(name.startswith("javascripts/") for name in listed), (path, listed)
+        loading[str(path.parent.relative_to(site_dir))] = [
+            name.rsplit("/", 1)[-1] for name in listed] + named.findall(re.sub(r"var pageScripts = [^;]*;", "", text))
+    assert {page: names for page, names in loading.items() if names} == {
+        "explainer": ["explainer-demo.js", "explainer-math.js", "explainer.js"],
+        "long-context": ["explainer-demo.js", "explainer-math.js", "explainer.js", "long-context-math.js",
+                         "long-context.js"],
+    }

@@ -12,7 +12,7 @@ import types
 import pytest
 import yaml
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File
+from mkdocs.structure.files import File, Files
 
 from posenc.figure_files import FIGURE_DIR
 
@@ -92,6 +92,20 @@ def test_markers_inside_code_fences_are_shown_not_expanded():
 def test_a_page_without_description_is_reported(caplog):
     markers_hook.on_page_context({}, fake_page("guide.md", description=None), {"site_url": "/"}, None)
     assert "guide.md has no description" in caplog.text
+
+
+def test_a_page_names_only_scripts_the_site_has():
+    script = File("javascripts/explainer.js", src_dir=str(ROOT / "docs"), dest_dir=str(ROOT / "site"),
+                  use_directory_urls=True)
+    files, config, page = Files([script]), {"site_url": "https://example.org/"}, fake_page("explainer.md")
+    page.meta["scripts"] = ["javascripts/explainer.js"]
+    assert markers_hook.on_page_markdown("Text.", page, config, files) == "Text."
+    page.meta["scripts"] = ["javascripts/explainer.js", "javascripts/explainr.js"]
+    with pytest.raises(PluginError, match=r"explainer\.md: .*'scripts' names javascripts/explainr\.js, which"):
+        markers_hook.on_page_markdown("Text.", page, config, files)
+    page.meta["scripts"] = "javascripts/explainer.js"
+    with pytest.raises(PluginError, match="'scripts' must be a list of file names"):
+        markers_hook.on_page_markdown("Text.", page, config, files)
 
 
 def test_a_notebook_takes_its_description_from_its_metadata_in_hook_order(caplog):

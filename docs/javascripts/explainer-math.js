@@ -1,7 +1,7 @@
 /* The arithmetic of the interactive explainer (/explainer/): no DOM, no dependencies.
  *
- * One file serves two readers. In a page it is a classic script (mkdocs.yml loads it before
- * explainer.js) and defines window.posencExplainerMath; from Node, require() returns the same
+ * One file serves two readers. In a page it is a classic script (a page's front matter lists it
+ * before explainer.js) and defines window.posencExplainerMath; from Node, require() returns the same
  * object, and tests/test_explainer_math.py evaluates it there over every setting the controls
  * allow and requires agreement with the Python library to 1e-12.
  *
@@ -13,7 +13,7 @@
  * once, in posenc/explainer_demo.json, which the figures beside the steps read too. Node
  * require()s that file; in a page it arrives as window.posencExplainerDemo, from the script
  * javascripts/explainer-demo.js that the site hook (hooks/page_markers.py) generates from it and
- * mkdocs.yml loads just before this one. The controls' ranges and starting values live in the
+ * a page's front matter lists just before this one. The controls' ranges and starting values live in the
  * page's markup (docs/explainer.md).
  */
 (function (root, build) {

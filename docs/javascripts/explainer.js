@@ -1,8 +1,8 @@
 /* The page code of the interactive explainer (the page /explainer/): controls, readouts, drawings.
  *
- * mkdocs.yml loads this file on every page, because Material's instant navigation swaps
- * pages without running page scripts again. It does nothing on a page without elements
- * carrying data-step. On a page with them it reads the controls inside each step
+ * Pages that use it name it in their front matter (`scripts:`, written into the page by
+ * overrides/main.html). It does nothing on a page without elements carrying data-step. On a
+ * page with them it reads the controls inside each step
  * ([data-param]), writes the readouts ([data-readout]) and draws an SVG figure.
  *
  * Every number it shows comes from explainer-math.js (window.posencExplainerMath), which
@@ -160,10 +160,14 @@
           pen.fillRect(c, t, 1, 1);
         });
       }
-      svgElement("image", {
-        href: bitmap.toDataURL(), x: left, y: top, width: width * cw, height: length * ch,
+      // The bitmap goes in xlink:href, not href: Material's instant navigation sets the href
+      // property of every element with an href attribute (to make links absolute), and an SVG
+      // image's href property is read-only, so a plain href here threw in Material's code.
+      const pixels = svgElement("image", {
+        x: left, y: top, width: width * cw, height: length * ch,
         preserveAspectRatio: "none", class: "posenc-svg__pixels",
       }, svg);
+      pixels.setAttributeNS("http://www.w3.org/1999/xlink", "xlink:href", bitmap.toDataURL());
       // Outlines drawn twice, white under black, stay visible on every cell colour and scheme.
       const outline = (attributes, kind) => {
         const group = svgElement("g", { class: `posenc-svg__${kind} posenc-svg__moving` }, svg);
@@ -400,14 +404,22 @@
   // The SVG helpers and the control wiring are shared with the long-context panel (long-context.js,
   // loaded after this file).
   const drawing = Object.freeze({ svgElement, svgText, newCanvas, axes, polylinePoints, liven });
-  window.posencExplainer = Object.freeze({ init, drawing });
 
-  // Material's document$ emits on the first load and after every instant navigation.
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init, { once: true });
-  } else {
-    init();
+  /**
+   * Call init on this page and on every page Material's instant navigation brings later (its
+   * document$ emits for each). These scripts load only on the pages that name them, inside the
+   * page content: on a first load they run before Material's bundle has defined document$, so
+   * they wait for the parsed page; brought by instant navigation, they run once the page is in.
+   */
+  function onEveryPage(init) {
+    const follow = () => {
+      if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(init);
+      else init();
+    };
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", follow, { once: true });
+    else follow();
   }
+
+  window.posencExplainer = Object.freeze({ init, drawing, onEveryPage });
+  onEveryPage(init);
 })();

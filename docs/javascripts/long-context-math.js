@@ -1,7 +1,7 @@
 /* The arithmetic of the long-context panel (/long-context/#panel): no DOM, no dependencies.
  *
  * Like explainer-math.js, one file serves two readers: in a page it is a classic script
- * (mkdocs.yml loads it before long-context.js) and defines window.posencLongContextMath; from
+ * (the page's front matter lists it before long-context.js) and defines window.posencLongContextMath; from
  * Node, require() returns the same object, and tests/test_long_context_math.py evaluates it
  * over every setting the panel's controls allow and requires agreement with posenc to 1e-12.
  *

@@ -1,8 +1,7 @@
 /* The page code of the long-context panel (the page /long-context/, element [data-panel="long-context"]).
  *
- * mkdocs.yml loads this file on every page, because Material's instant navigation swaps pages
- * without running page scripts again; on a page without the panel it does nothing. On the
- * page it reads the controls ([data-param]), writes the readouts ([data-readout]), fills the
+ * The page names it in its front matter (`scripts:`, after explainer.js, whose drawing helpers it
+ * uses, and long-context-math.js). On a page without the panel it does nothing. On the page it reads the controls ([data-param]), writes the readouts ([data-readout]), fills the
  * table of selected pairs and draws each pair's slow-down.
  *
  * Every number comes from long-context-math.js (window.posencLongContextMath), which
@@ -125,13 +124,5 @@
   }
 
   window.posencLongContext = Object.freeze({ init });
-
-  // Material's document$ emits on the first load and after every instant navigation.
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init, { once: true });
-  } else {
-    init();
-  }
+  window.posencExplainer.onEveryPage(init);
 })();

@@ -98,10 +98,32 @@ def report_table(pytestconfig):
     return lambda title, text: tables.append((title, text))
 
 
+def pytest_sessionfinish(session):
+    # Under pytest-xdist (`make test`) a worker's tables would end with the worker: they travel
+    # to the controller, which prints the summary, with what the worker reports when it is done.
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["summary_tables"] = session.config.stash.get(_SUMMARY_TABLES, [])
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: only called when tests run in workers
+def pytest_testnodedown(node, error):
+    tables = getattr(node, "workeroutput", {}).get("summary_tables", [])
+    node.config.stash.setdefault(_SUMMARY_TABLES, []).extend(tuple(table) for table in tables)
+
+
 def pytest_terminal_summary(terminalreporter, config):
     for title, text in config.stash.get(_SUMMARY_TABLES, []):
         terminalreporter.write_sep("-", title)
         terminalreporter.write_line(text)
+
+
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist's ``--dist loadgroup`` (`make test`), the tests that read one colour
+    scheme's visit of every page run on one worker, so that scheme's pages are visited once, and
+    the two schemes are visited at the same time on two workers; the other tests spread around them."""
+    for item in items:
+        if "visits" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group(f"visits-{item.callspec.params['scheme']}"))
 
 
 @pytest.fixture(params=["light", "dark"])

@@ -148,8 +148,8 @@ lint: $(VENV_STAMP) ## Check the Python with ruff (rules and line length in pypr
 # Each test's time goes to TEST_REPORT (JUnit XML), where `make bench` reads the suite's slowest parts.
 TEST_REPORT := build/test-report.xml
 # The tests run in this many pytest-xdist workers (0: in pytest's own process). Most of the suite
-# is Chromium working on one page at a time, so two workers keep two cores busy; the tests that
-# read one colour scheme's visit of every page stay on one worker (conftest.py groups them).
+# is Chromium working on one page at a time, so two workers keep two cores busy; every test run
+# in one colour scheme goes to one worker, which visits each page once in it (tests/conftest.py).
 TEST_WORKERS ?= 2
 
 # The linter runs first: it takes a second and names the line.

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import xml.etree.ElementTree as ElementTree
 from urllib.parse import urlparse
 
@@ -117,13 +118,26 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.write_line(text)
 
 
-def pytest_collection_modifyitems(items):
-    """Under pytest-xdist's ``--dist loadgroup`` (`make test`), the tests that read one colour
-    scheme's visit of every page run on one worker, so that scheme's pages are visited once, and
-    the two schemes are visited at the same time on two workers; the other tests spread around them."""
-    for item in items:
-        if "visits" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group(f"visits-{item.callspec.params['scheme']}"))
+# The colour scheme a test runs in, from its id ("test_x[dark]", "test_y[light-phone]").
+SCHEME_IN_ID = re.compile(r"\[(?:[^\]]*-)?(light|dark)(?:-[^\]]*)?\]$")
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's: how `make test` (--dist loadgroup) hands tests to workers
+def pytest_xdist_make_scheduler(config, log):
+    """Every test run in one colour scheme goes to one worker, so that scheme's visit of every
+    page is made once, and the two schemes run at the same time on two workers; the tests without
+    a scheme spread around them. (xdist's own groups, set with its xdist_group mark, are lost
+    under pytest 9.2, whose node ids xdist can no longer rename.)"""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class BySchemeScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scheme = SCHEME_IN_ID.search(nodeid)
+            return f"scheme {scheme[1]}" if scheme else nodeid
+
+    return BySchemeScheduling(config, log)
 
 
 @pytest.fixture(params=["light", "dark"])

@@ -125,8 +125,9 @@ SCHEME_IN_ID = re.compile(r"\[(?:[^\]]*-)?(light|dark)(?:-[^\]]*)?\]$")
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's: how `make test` (--dist loadgroup) hands tests to workers
 def pytest_xdist_make_scheduler(config, log):
     """Every test run in one colour scheme goes to one worker, so that scheme's visit of every
-    page is made once, and the two schemes run at the same time on two workers; the tests without
-    a scheme spread around them. (xdist's own groups, set with its xdist_group mark, are lost
+    page is made once, and the two schemes run at the same time on two workers; the other tests
+    go to a worker a file at a time, so a file's module fixtures (both renders of every figure,
+    the PDF's text) are made once. (xdist's own groups, set with its xdist_group mark, are lost
     under pytest 9.2, whose node ids xdist can no longer rename.)"""
     if config.getoption("dist") != "loadgroup":
         return None
@@ -135,7 +136,7 @@ def pytest_xdist_make_scheduler(config, log):
     class BySchemeScheduling(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
             scheme = SCHEME_IN_ID.search(nodeid)
-            return f"scheme {scheme[1]}" if scheme else nodeid
+            return f"scheme {scheme[1]}" if scheme else nodeid.split("::", 1)[0]
 
     return BySchemeScheduling(config, log)
 

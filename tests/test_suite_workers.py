@@ -30,7 +30,8 @@ globals().update({{name: value for name, value in vars(project).items()
 def run_suite(folder: pathlib.Path, tests: str) -> subprocess.CompletedProcess:
     (folder / "conftest.py").write_text(SCRATCH_CONFTEST)
     (folder / "test_scratch.py").write_text(tests)
-    return subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider",
+    return subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder",
+                           "-p", "no:cacheprovider",
                            "--rootdir", str(folder), str(folder)],
                           cwd=folder, capture_output=True, text=True, timeout=300)
 

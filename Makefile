@@ -147,11 +147,17 @@ lint: $(VENV_STAMP) ## Check the Python with ruff (rules and line length in pypr
 
 # Each test's time goes to TEST_REPORT (JUnit XML), where `make bench` reads the suite's slowest parts.
 TEST_REPORT := build/test-report.xml
+# The tests run in this many pytest-xdist workers (0: in pytest's own process). Most of the suite
+# is Chromium working on one page at a time, so two workers keep two cores busy; every test run
+# in one colour scheme goes to one worker, which visits each page once in it, and the others go a
+# file at a time (tests/conftest.py). They are handed out in the order of the files, not largest
+# group first, so the two schemes' groups start early instead of after the long parametrized files.
+TEST_WORKERS ?= 2
 
 # The linter runs first: it takes a second and names the line.
 test: lint all ## Lint, then run every test, browser tests included
 	$(call step,"running the tests")
-	$(PY) -m pytest --junitxml=$(TEST_REPORT)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --junitxml=$(TEST_REPORT)
 
 # The comparison with the libraries themselves (torch CPU, transformers, torchscale's xPos) has its own environment,
 # so `make` and `make test` never need torch.

@@ -7,8 +7,9 @@ Measured in one run so ratios compare like with like:
     (one Matplotlib import + the sum of the draw times);
   * the derivation registry's total proof time;
   * the explainer's input-to-readout time per slider, measured in headless Chromium;
-  * the test suite's slowest files and tests, from the JUnit report of the last `make test`
-    (each test's time includes setting up what it is the first to use: the browser, the page visits).
+  * the test suite's time from start to end and its slowest files and tests, from the JUnit report
+    of the last `make test` (each test's time includes setting up what it is the first to use on its
+    worker: the browser, the page visits).
 """
 
 from __future__ import annotations
@@ -53,13 +54,17 @@ def print_test_report(report: pathlib.Path, slowest: int = 15) -> None:
     if not report.is_file():
         print(f"\ntest suite: no report at {report} (`make test` writes it)")
         return
+    tree = ElementTree.parse(report)
     cases = [(case.get("classname", ""), case.get("name", ""), float(case.get("time", 0)))
-             for case in ElementTree.parse(report).iter("testcase")]
+             for case in tree.iter("testcase")]
     by_file: collections.Counter[str] = collections.Counter()
     for classname, _, seconds in cases:
         by_file[classname] += seconds
     total = sum(by_file.values())
-    print(f"\ntest suite: {len(cases)} tests, {total:.1f} s in tests (last `make test`, {report})")
+    # The run's own time: with the tests in several workers it is less than the sum of their times.
+    wall = sum(float(suite.get("time", 0)) for suite in tree.iter("testsuite"))
+    print(f"\ntest suite: {len(cases)} tests, {wall:.1f} s from start to end, {total:.1f} s in tests "
+          f"(added up over the workers; last `make test`, {report})")
     for classname, seconds in by_file.most_common(12):
         print(f"  {classname:<44} {seconds:7.1f}  {100 * seconds / total:4.1f} %")
     print(f"slowest {slowest} tests (setup included)")

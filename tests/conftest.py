@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import xml.etree.ElementTree as ElementTree
 from urllib.parse import urlparse
 
@@ -98,10 +99,46 @@ def report_table(pytestconfig):
     return lambda title, text: tables.append((title, text))
 
 
+def pytest_sessionfinish(session):
+    # Under pytest-xdist (`make test`) a worker's tables would end with the worker: they travel
+    # to the controller, which prints the summary, with what the worker reports when it is done.
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["summary_tables"] = session.config.stash.get(_SUMMARY_TABLES, [])
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: only called when tests run in workers
+def pytest_testnodedown(node, error):
+    tables = getattr(node, "workeroutput", {}).get("summary_tables", [])
+    node.config.stash.setdefault(_SUMMARY_TABLES, []).extend(tuple(table) for table in tables)
+
+
 def pytest_terminal_summary(terminalreporter, config):
     for title, text in config.stash.get(_SUMMARY_TABLES, []):
         terminalreporter.write_sep("-", title)
         terminalreporter.write_line(text)
+
+
+# The colour scheme a test runs in, from its id ("test_x[dark]", "test_y[light-phone]").
+SCHEME_IN_ID = re.compile(r"\[(?:[^\]]*-)?(light|dark)(?:-[^\]]*)?\]$")
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's: how `make test` (--dist loadgroup) hands tests to workers
+def pytest_xdist_make_scheduler(config, log):
+    """Every test run in one colour scheme goes to one worker, so that scheme's visit of every
+    page is made once, and the two schemes run at the same time on two workers; the other tests
+    go to a worker a file at a time, so a file's module fixtures (both renders of every figure,
+    the PDF's text) are made once. (xdist's own groups, set with its xdist_group mark, are lost
+    under pytest 9.2, whose node ids xdist can no longer rename.)"""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class BySchemeScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scheme = SCHEME_IN_ID.search(nodeid)
+            return f"scheme {scheme[1]}" if scheme else nodeid.split("::", 1)[0]
+
+    return BySchemeScheduling(config, log)
 
 
 @pytest.fixture(params=["light", "dark"])

@@ -42,7 +42,7 @@ READING = """async () => {
   const visible = (el) => el.getClientRects().length > 0;
   const root = document.documentElement;
   const result = {sideways: root.scrollWidth > root.clientWidth + 1, wide: [], uncued: [],
-                  punctuation: [], permalinks: [], explainer: {static: 0, shown: []}};
+                  punctuation: [], permalinks: [], explainer: {static: 0, shown: []}, smallCode: []};
 
   for (const display of document.querySelectorAll('article .katex-display')) {
     if (display.scrollWidth <= display.clientWidth + 1) continue;
@@ -81,6 +81,11 @@ READING = """async () => {
     if (link.getBoundingClientRect().top >= lastBottom - 1) result.permalinks.push(name(heading));
   }
 
+  // Code (inline and in blocks) in a font of at least 12 px, as a phone needs.
+  result.smallCode = [...new Set(Array.from(document.querySelectorAll('article code'))
+    .filter((code) => visible(code) && parseFloat(getComputedStyle(code).fontSize) < 12)
+    .map((code) => getComputedStyle(code).fontSize))];
+
   // The explainer: a static figure stands right after each interactive panel.
   for (const figure of document.querySelectorAll('.posenc-widget + .posenc-figure')) {
     result.explainer.static += 1;
@@ -109,7 +114,8 @@ def _read_every_page(browser, base_url, site_paths, scheme, viewport, javascript
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
 def test_every_page_reads_cleanly(browser, base_url, site_paths, scheme, viewport, visits):
     """Desktop: no display equation is wider than its column. Phone: the page never scrolls
-    sideways and every equation that does not fit shows the scroll cue. Both: punctuation after
+    sideways, every equation that does not fit shows the scroll cue and code is at least 12 px
+    (Lighthouse's legibility audit). Both: punctuation after
     inline math stays on the formula's line, permalinks never wrap onto a line of their own,
     and with JavaScript the explainer shows its panels, not the static figures as well."""
     if viewport == "desktop":  # the shared visit, made in the desktop window
@@ -125,6 +131,8 @@ def test_every_page_reads_cleanly(browser, base_url, site_paths, scheme, viewpor
             problems.append(f"{where}: the page scrolls sideways")
         if found["uncued"]:
             problems.append(f"{where}: equations that scroll without a cue: {found['uncued']}")
+        if viewport == "phone" and found["smallCode"]:
+            problems.append(f"{where}: code set under 12 px: {found['smallCode']}")
         if found["punctuation"]:
             problems.append(f"{where}: punctuation wrapped away from inline math: {found['punctuation']}")
         if found["permalinks"]:

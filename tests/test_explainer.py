@@ -16,6 +16,7 @@ import statistics
 
 import numpy as np
 import pytest
+from test_page_budgets import PAGE_SCRIPTS
 from test_explainer_math import (
     MODULE,
     STARTING_READOUTS,
@@ -483,15 +484,14 @@ def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
 def test_only_the_pages_with_steps_or_the_panel_load_their_scripts(site_dir):
     """The explainer's and the long-context panel's scripts are on the two pages that use them and
     nowhere else (instant navigation brings them along: see the navigation tests)."""
-    page_scripts = re.compile(r"var pageScripts = (\[[^\]]*\]);")  # how overrides/main.html lists them
     named = re.compile(r"javascripts/((?:explainer|long-context)[^\"/]*\.js)")
     loading = {}
     for path in site_dir.rglob("*.html"):
         text = path.read_text(encoding="utf-8")
-        listed = [name for found in page_scripts.findall(text) for name in json.loads(found)]
+        listed = [name for found in PAGE_SCRIPTS.findall(text) for name in json.loads(found)]
         assert all(name.startswith("javascripts/") for name in listed), (path, listed)
         loading[str(path.parent.relative_to(site_dir))] = [
-            name.rsplit("/", 1)[-1] for name in listed] + named.findall(re.sub(r"var pageScripts = [^;]*;", "", text))
+            name.rsplit("/", 1)[-1] for name in listed] + named.findall(PAGE_SCRIPTS.sub("", text))
     assert {page: names for page, names in loading.items() if names} == {
         "explainer": ["explainer-demo.js", "explainer-math.js", "explainer.js"],
         "long-context": ["explainer-demo.js", "explainer-math.js", "explainer.js", "long-context-math.js",

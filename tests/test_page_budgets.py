@@ -74,6 +74,7 @@ class _PageReader(html.parser.HTMLParser):
         self.scripts = 0
         self.blocking_scripts = 0
         self.linked: list[str] = []
+        self.in_inline_script = False
 
     def handle_starttag(self, tag, attrs):
         self.elements += 1
@@ -95,7 +96,7 @@ class _PageReader(html.parser.HTMLParser):
     def handle_data(self, data):
         # The scripts a page's front matter names, which an inline script of overrides/main.html
         # loads: each runs and is downloaded like a script tag's file (paths from the site's root).
-        found = PAGE_SCRIPTS.search(data) if getattr(self, "in_inline_script", False) else None
+        found = PAGE_SCRIPTS.search(data) if self.in_inline_script else None
         if found:
             names = json.loads(found[1])
             self.scripts += len(names)

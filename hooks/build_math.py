@@ -13,7 +13,14 @@ import pathlib
 import re
 import shutil
 
-from katex_process import KATEX, KATEX_DIST, math_html, require_node_and_katex
+from katex_process import (
+    FONT_PRELOADS_MARK,
+    KATEX,
+    KATEX_DIST,
+    math_html,
+    require_node_and_katex,
+    with_font_preloads,
+)
 
 # An arithmatex element, and after inline math the text glued to it (up to a space or a tag).
 ARITHMATEX = re.compile(
@@ -36,7 +43,14 @@ def on_post_page(output, page, config):
         tex = html.unescape(match["display"] if display else match["inline"])
         return math_html(tex, display, where, match["tail"] or "")
 
-    return ARITHMATEX.sub(arithmatex, output)
+    output = ARITHMATEX.sub(arithmatex, output)
+    # A notebook's math is rendered after this, by notebook_pages, which preloads its fonts.
+    return output if page.file.src_uri.endswith(".ipynb") else with_font_preloads(output, page.url)
+
+
+def on_post_template(output, template_name, config):
+    """A theme page of its own (the 404 page) has no math, so nothing to preload: the mark goes."""
+    return with_font_preloads(output, template_name) if FONT_PRELOADS_MARK in output else output
 
 
 def on_post_build(config):

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 
 from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
@@ -92,3 +94,57 @@ def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
     if not rendered.endswith("</span>" + KATEX_END) or part.count("<span") != part.count("</span>"):
         raise PluginError(f"{where}: KaTeX's HTML for {tex!r} does not end with a formula part")
     return f'{rendered[:last_part]}<span class="posenc-nowrap">{part}</span>{rendered[end:]}{tail}'
+
+
+# Which of KaTeX's font faces a page's math draws in, read from the classes of KaTeX's HTML as
+# katex.min.css assigns the faces: a face is needed when some element has every class of one of
+# its entries (a formula's root, class "katex", is in KaTeX_Main). tests/test_site_browser.py
+# holds this to the faces Chromium loads for a page laid out in full.
+FACE_CLASSES: dict[str, tuple[frozenset[str], ...]] = {
+    face: tuple(frozenset(entry.split()) for entry in entries)
+    for face, entries in {
+        "Main-Regular": ("katex",),
+        "Main-Bold": ("mathbf", "textbf"),
+        "Main-Italic": ("mathit", "textit"),
+        "Math-Italic": ("mathnormal",),
+        "Math-BoldItalic": ("boldsymbol",),
+        "AMS-Regular": ("amsrm", "mathbb", "textbb"),
+        "Size1-Regular": ("delimsizing size1", "delim-size1", "op-symbol small-op"),
+        "Size2-Regular": ("delimsizing size2", "op-symbol large-op"),
+        "Size3-Regular": ("delimsizing size3",),
+        "Size4-Regular": ("delimsizing size4", "delim-size4"),
+        "Caligraphic-Regular": ("mathcal",),
+        "Fraktur-Regular": ("mathfrak", "textfrak"),
+        "Typewriter-Regular": ("mathtt", "texttt"),
+        "Script-Regular": ("mathscr", "textscr"),
+        "SansSerif-Regular": ("mathsf", "textsf"),
+    }.items()
+}
+CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
+# Where overrides/main.html wants the page's font preloads, in the head.
+FONT_PRELOADS_MARK = "<!-- posenc:math-font-preloads -->"
+
+
+def math_faces(page_html: str) -> list[str]:
+    """The KaTeX faces the math in ``page_html`` is drawn in (none for a page without math)."""
+    class_sets = {frozenset(value.split()) for value in CLASS_ATTRIBUTE.findall(page_html)}
+    return [face for face, entries in FACE_CLASSES.items()
+            if any(entry <= classes for entry in entries for classes in class_sets)]
+
+
+def with_font_preloads(page_html: str, page_url: str) -> str:
+    """``page_html`` with a preload for each KaTeX face its math uses, where the head marks them.
+
+    posenc.css declares these faces font-display: optional, and Chromium holds the first paint
+    for preloaded optional fonts, so math is drawn in its own fonts from the first paint and
+    nothing reflows when they arrive (a face not yet loaded when first needed would stay in the
+    fallback font for that view). A face the page does not use is not loaded.
+    """
+    if FONT_PRELOADS_MARK not in page_html:
+        raise PluginError(f"{page_url or 'index'}: the theme's head has no place for the math font preloads")
+    links = "".join(
+        f'<link rel="preload" href="{get_relative_url(f"assets/katex/fonts/KaTeX_{face}.woff2", page_url)}"'
+        ' as="font" type="font/woff2" crossorigin>'
+        for face in math_faces(page_html)
+    )
+    return page_html.replace(FONT_PRELOADS_MARK, links, 1)

@@ -22,7 +22,7 @@ import posixpath
 import re
 
 import tinycss2
-from katex_process import math_html
+from katex_process import math_html, with_font_preloads
 
 STYLE = re.compile(r"<style[^>]*>(?P<css>.*?)</style>", re.S)
 CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
@@ -189,6 +189,7 @@ def on_post_page(output, page, config):
         return output
     # The math first: the stylesheet is cut down to the classes of the finished page.
     output = MARKDOWN_CELL.sub(lambda m: m[1] + _render_cell_math(m[2], page.file.src_uri) + m[3], output)
+    output = with_font_preloads(output, page.url)
     for pattern in UNWANTED_SCRIPTS:
         output = pattern.sub("", output)
 

@@ -41,7 +41,7 @@ katex_process = sys.modules["katex_process"]  # what both math hooks imported
 
 def fake_page(src: str, description: str | None = "A page.") -> types.SimpleNamespace:
     file = File(src, src_dir=str(ROOT / "docs"), dest_dir=str(ROOT / "site"), use_directory_urls=True)
-    return types.SimpleNamespace(file=file, meta={"description": description} if description else {})
+    return types.SimpleNamespace(file=file, url=file.url, meta={"description": description} if description else {})
 
 
 def expand(markdown: str, src: str = "guide.md") -> str:
@@ -120,21 +120,51 @@ def test_a_notebook_takes_its_description_from_its_metadata_in_hook_order(caplog
     assert page.meta["description"] == metadata["description"] and "no description" not in caplog.text
 
 
+HEAD = f"<head>{katex_process.FONT_PRELOADS_MARK}</head>"
+FONT = '<link rel="preload" href="{}assets/katex/fonts/KaTeX_{}.woff2" as="font" type="font/woff2" crossorigin>'
+
+
 def test_katex_renders_arithmatex_output_and_rejects_bad_tex():
     page = fake_page("guide.md")
-    html = '<p><span class="arithmatex">\\(x^2 &lt; 1\\)</span></p><div class="arithmatex">\\[\\frac{a}{b}\\]</div>'
+    html = HEAD + '<p><span class="arithmatex">\\(x^2 &lt; 1\\)</span></p>'
+    html += '<div class="arithmatex">\\[\\frac{a}{b}\\]</div>'
     out = math_hook.on_post_page(html, page, {})
     assert out.count('class="katex"') == 2 and "katex-display" in out and "arithmatex" not in out
+    # The faces this math is drawn in are preloaded, with URLs relative to the page.
+    assert out.startswith("<head>" + FONT.format("../", "Main-Regular") + FONT.format("../", "Math-Italic") + "</head>")
     with pytest.raises(PluginError, match="guide.md: math does not render"):
-        math_hook.on_post_page('<span class="arithmatex">\\(\\frac{1}{\\)</span>', page, {})
+        math_hook.on_post_page(HEAD + '<span class="arithmatex">\\(\\frac{1}{\\)</span>', page, {})
+    with pytest.raises(PluginError, match="guide/: the theme's head has no place for the math font preloads"):
+        math_hook.on_post_page('<span class="arithmatex">\\(x\\)</span>', page, {})
+    # A page without math preloads nothing; the theme's own 404 page loses the mark.
+    assert math_hook.on_post_page(HEAD + "<p>text</p>", page, {}) == "<head></head><p>text</p>"
+    assert math_hook.on_post_template(HEAD, "404.html", {}) == "<head></head>"
     katex_process.KATEX.close()
+
+
+@pytest.mark.parametrize(
+    ("tex", "display", "faces"),
+    [
+        ("2 + 2", False, ["Main-Regular"]),
+        ("x_i", False, ["Main-Regular", "Math-Italic"]),
+        (r"\mathbf{x} \in \mathbb{R}^d", False, ["Main-Regular", "Main-Bold", "Math-Italic", "AMS-Regular"]),
+        (r"\sum_i", False, ["Main-Regular", "Math-Italic", "Size1-Regular"]),
+        (r"\sum_i", True, ["Main-Regular", "Math-Italic", "Size2-Regular"]),
+        (r"\Bigg( \mathtt{id} \Bigg)", False, ["Main-Regular", "Size4-Regular", "Typewriter-Regular"]),
+    ],
+)
+def test_the_faces_a_formula_is_drawn_in_are_read_from_katex_classes(tex, display, faces):
+    assert katex_process.math_faces(katex_process.KATEX.render(tex, display, "test")) == faces
 
 
 def test_notebook_math_is_rendered_outside_code_only():
     page = fake_page("notebooks/n.ipynb")
-    html = '<div class="jp-RenderedMarkdown x">width $d = 8$ and <code>$HOME</code></div>'
+    html = HEAD + '<div class="jp-RenderedMarkdown x">width $d = 8$ and <code>$HOME</code></div>'
     out = notebook_hook.on_post_page(html, page, {})
     assert 'class="katex"' in out and "<code>$HOME</code>" in out
+    assert 'assets/katex/fonts/KaTeX_Math-Italic.woff2" as="font"' in out
+    # Rendered once the cells' math is in: the arithmatex hook leaves a notebook's mark alone.
+    assert math_hook.on_post_page(html, page, {}) == html
     katex_process.KATEX.close()
 
 
@@ -156,12 +186,12 @@ def test_slim_stylesheet_keeps_rules_for_present_classes_and_their_variables():
 
 def test_notebook_pages_drop_cdn_loaders_and_mathjax_config():
     page = fake_page("notebooks/n.ipynb")
-    html = (
+    html = HEAD + (
         '<script type="text/x-mathjax-config">MathJax.Hub.Config({})</script>'
         '<script type="module">import("https://cdn.example/mermaid.esm.min.mjs")</script>'
         '<script src=""> </script><p>kept</p>'
     )
-    assert notebook_hook.on_post_page(html, page, {}) == "<p>kept</p>"
+    assert notebook_hook.on_post_page(html, page, {}) == "<head></head><p>kept</p>"
 
 
 def test_markers_in_inline_code_and_indented_code_blocks_are_shown_not_expanded():

@@ -131,14 +131,35 @@ def test_instant_navigation_keeps_math_and_figures(context, base_url):
     assert not visit.errors
 
 
-def test_search_works_offline(context, base_url):
+def _index_requests(visit: Visit) -> int:
+    return sum(urlparse(url).path == "/search/search_index.json" for url, _ in visit.responses)
+
+
+def test_search_works_offline_and_loads_its_index_only_when_used(context, base_url):
+    """The search index is not loaded with a page (overrides/main.html holds it) but as soon as
+    the reader goes to search, once; a page opened from a search result (?h=) loads it at once to
+    mark the terms."""
     page, _, visit = open_page(context, base_url + "/")
+    assert _index_requests(visit) == 0, "the search index loaded before the reader searched"
     search = page.locator("input.md-search__input")
     search.click()
     # Typed key by key: Material's search reacts to keyboard events, as for a reader.
     search.press_sequentially("kernel", delay=30)
     page.wait_for_selector(".md-search-result__item", timeout=10_000)
     assert page.locator(".md-search-result__item").count() > 0
+    assert _index_requests(visit) == 1
+    assert not visit.errors
+
+    # The keyboard shortcut opens search too, on a page of its own.
+    page, _, visit = open_page(context, base_url + "/guide/")
+    page.keyboard.press("s")
+    page.keyboard.type("rotation", delay=30)
+    page.wait_for_selector(".md-search-result__item", timeout=10_000)
+    assert _index_requests(visit) == 1
+
+    page, _, visit = open_page(context, base_url + "/guide/?h=kernel")
+    assert _index_requests(visit) == 1
+    page.wait_for_selector("article mark", timeout=10_000)
     assert not visit.errors
 
 
@@ -177,3 +198,47 @@ def test_one_click_copies_a_derivations_bibtex(browser, base_url):
         assert not visit.errors
     finally:
         context.close()
+
+
+# Every KaTeX face the page's document loaded, once all of it is laid out (skipped blocks drawn,
+# folded proofs opened), and every face its head preloads; named as the font files are.
+MATH_FACES = """async () => {
+  const style = document.createElement('style');
+  style.textContent = '* { content-visibility: visible !important; }';
+  document.head.append(style);
+  document.querySelectorAll('details').forEach((details) => { details.open = true; });
+  document.body.getBoundingClientRect();
+  await document.fonts.ready;
+  const file = (face) => {
+    const family = face.family.replace(/^["']?KaTeX_|["']$/g, '');
+    const bold = ['700', 'bold'].includes(face.weight), italic = face.style === 'italic';
+    if (family === 'Main') {
+      return 'Main-' + (bold && italic ? 'BoldItalic' : bold ? 'Bold' : italic ? 'Italic' : 'Regular');
+    }
+    if (family === 'Math') return 'Math-' + (bold ? 'BoldItalic' : 'Italic');
+    return family + '-' + (bold ? 'Bold' : 'Regular');
+  };
+  const loaded = [...document.fonts].filter((face) => face.status === 'loaded' && face.family.includes('KaTeX_'));
+  const preloaded = [...document.querySelectorAll('link[rel=preload][as=font]')].map(
+    (link) => link.href.match(/KaTeX_([\\w-]+)\\.woff2$/)[1]);
+  return { loaded: [...new Set(loaded.map(file))].sort(), preloaded: preloaded.sort() };
+}"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    # Between them these pages use every face the site's math uses, in a notebook too, and none.
+    ["/", "/guide/", "/relative/", "/conventions/", "/notebooks/explicit-position-ids/", "/api/"],
+)
+def test_a_page_preloads_exactly_the_math_faces_it_draws_in(browser, base_url, path):
+    """The build reads the faces from KaTeX's classes (hooks/katex_process.py); Chromium says which
+    faces the laid-out page needs. One missing from the preloads would show its math in the
+    fallback font on a first visit (font-display: optional); one too many is a wasted download."""
+    context = new_context(browser, "light")
+    try:
+        page = context.new_page()
+        page.goto(base_url + path, wait_until="load")
+        faces = page.evaluate(MATH_FACES)
+    finally:
+        context.close()
+    assert faces["loaded"] == faces["preloaded"], path

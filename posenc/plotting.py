@@ -194,6 +194,15 @@ _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 _REFERENCE = re.compile(r"url\(#([^)]+)\)")
 #: Matplotlib's no-op rotation of unrotated text.
 _NO_ROTATION = re.compile(r"rotate\(-?0 [-0-9.e]+ [-0-9.e]+\)")
+# Positions and shapes are kept to a hundredth of a unit (the viewBox is in points, so about a
+# hundredth of a CSS pixel): Matplotlib writes six decimals, which are a sixth of a figure's bytes
+# even compressed. Transforms keep theirs, as a matrix's scale factors are not positions.
+_GEOMETRY = frozenset({"d", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "width", "height", "points"})
+_LONG_DECIMAL = re.compile(r"\d+\.\d{3,}")
+
+
+def _hundredths(match: re.Match) -> str:
+    return f"{float(match[0]):.2f}".rstrip("0").rstrip(".")
 
 
 def _tag(element: ElementTree.Element) -> str:
@@ -283,6 +292,7 @@ def page_svg(drawn: bytes, name: str, meta: FigureMeta) -> bytes:
     - Ids are those referenced (clip paths, markers, hatches), prefixed with ``fig-<name>-``
       so two figures on one page never share one; the others are dropped.
     - Width and height are CSS pixels (those of ``meta``); the alt text is the accessible name.
+    - Coordinates are rounded to hundredths of a point (transforms excepted).
     - No XML declaration, metadata, invisible backgrounds or stylesheet (whose ``*`` rule
       would reach the whole page): the stroke defaults it set are attributes of the root.
     """
@@ -330,6 +340,8 @@ def page_svg(drawn: bytes, name: str, meta: FigureMeta) -> bytes:
                     del element.attrib["style"]
             elif key == "transform" and _NO_ROTATION.fullmatch(value):
                 del element.attrib[key]
+            elif key in _GEOMETRY:
+                element.set(key, _LONG_DECIMAL.sub(_hundredths, value))
             else:
                 element.set(key, value)
         if _tag(element) == "text":

@@ -106,6 +106,20 @@ def test_svg_size_attributes_match_the_recorded_pixels(tmp_path):
     assert (meta["width"], meta["height"]) == (round(width * 96 / 72), round(height * 96 / 72))
 
 
+def test_positions_are_written_to_hundredths(tmp_path):
+    """Coordinates lose Matplotlib's six decimals (a sixth of a figure's compressed bytes)."""
+    script = write_script(tmp_path, "line-and-image", GOOD_SCRIPT.replace(
+        "    ax.plot([0, 1], [0, 1])\n",
+        "    ax.plot([0, 0.3333333, 1], [0, 0.7777777, 1])\n"
+        "    ax.imshow([[0, 1], [1, 0]], extent=(0, 0.3, 0, 0.3))\n"))
+    render.render([script], tmp_path / "out")
+    root = ElementTree.parse(tmp_path / "out" / "line-and-image.svg").getroot()
+    geometry = [value for element in root.iter() for key, value in element.attrib.items()
+                if key in {"d", "x", "y", "width", "height", "points"}]
+    assert any(re.search(r"\d\.\d", value) for value in geometry)
+    assert not [value for value in geometry if re.search(r"\d\.\d{3}", value)]
+
+
 def test_a_failing_script_is_named_and_leaves_no_output(tmp_path, capsys):
     failing = write_script(
         tmp_path,

@@ -138,7 +138,7 @@ def _index_requests(visit: Visit) -> int:
 def test_search_works_offline_and_loads_its_index_only_when_used(context, base_url):
     """The search index is not loaded with a page (overrides/main.html holds it) but as soon as
     the reader goes to search, once; a page opened from a search result (?h=) loads it at once to
-    mark the terms."""
+    mark the terms, and one opened with a query (?q=) to show its results."""
     page, _, visit = open_page(context, base_url + "/")
     assert _index_requests(visit) == 0, "the search index loaded before the reader searched"
     search = page.locator("input.md-search__input")
@@ -160,6 +160,12 @@ def test_search_works_offline_and_loads_its_index_only_when_used(context, base_u
     page, _, visit = open_page(context, base_url + "/guide/?h=kernel")
     assert _index_requests(visit) == 1
     page.wait_for_selector("article mark", timeout=10_000)
+    assert not visit.errors
+
+    # A link with a query opens search with it.
+    page, _, visit = open_page(context, base_url + "/?q=rotation")
+    page.wait_for_selector(".md-search-result__item", timeout=10_000)
+    assert _index_requests(visit) == 1
     assert not visit.errors
 
 

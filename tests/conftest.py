@@ -167,7 +167,12 @@ def axe_script() -> pathlib.Path:
 
 @pytest.fixture(scope="session")
 def site_visits(browser, base_url, site_paths):
-    """Every page of the sitemap and the 404 page, each loaded once per colour scheme, on first use."""
+    """Every page of the sitemap and the 404 page, each loaded once per colour scheme, on first use.
+
+    axe-core runs all its default rules on each page in the light scheme and, in the dark one, the
+    rules that judge colours: the others read the page's structure, names and roles, which the
+    scheme does not change (posenc's stylesheets change colours only). The header's scheme toggle,
+    which does differ, is checked with every rule in both schemes by test_page_audits."""
     visits: dict[str, dict[str, PageVisit]] = {}
 
     def of(scheme: str) -> dict[str, PageVisit]:
@@ -175,7 +180,7 @@ def site_visits(browser, base_url, site_paths):
             context = new_context(browser, scheme)
             try:
                 visits[scheme] = visit_pages(context, base_url, site_paths + [MISSING_PAGE],
-                                             AXE if AXE.is_file() else None)
+                                             AXE if AXE.is_file() else None, axe_colours_only=scheme == "dark")
             finally:
                 context.close()
         return visits[scheme]

@@ -9,8 +9,8 @@ Which fixture a new browser test should use (a page load costs far more than a c
   visit: status, transfers with bodies, failed requests, console errors, layout shifts, images,
   KaTeX errors, raw TeX, title, colour scheme and axe-core's violations.
 * One page, interacted with: ``context`` (a fresh context in the ``scheme`` under test) or
-  ``new_context(browser, scheme)``; ``browser`` itself for other options (viewport, no
-  JavaScript, touch). Never launch a browser of your own: ``browser`` is one for the session.
+  ``new_context(browser, scheme, **options)`` (viewport, no JavaScript, touch); open it with
+  ``open_page_with_errors``. Never launch a browser of your own: ``browser`` is one for the session.
 * ``base_url`` serves ``site_dir``; ``site_paths`` lists the sitemap's pages.
 """
 
@@ -146,9 +146,23 @@ def scheme(request) -> str:
     return request.param
 
 
-def new_context(browser, scheme: str):
-    """A fresh browser context in one colour scheme, service workers blocked."""
-    return browser.new_context(color_scheme=scheme, service_workers="block", viewport=DESKTOP)
+def new_context(browser, scheme: str = "light", **options):
+    """A fresh browser context in one colour scheme, service workers blocked, in the desktop
+    window; ``options`` (Playwright's new_context options) add to or replace these."""
+    return browser.new_context(**{"color_scheme": scheme, "service_workers": "block", "viewport": DESKTOP} | options)
+
+
+def open_page_with_errors(context, url: str, until_ready=None):
+    """A new page at ``url``, loaded, and the list its console errors and uncaught exceptions are
+    added to as they come; ``until_ready(page)``, when given, then waits for what the test needs."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(url, wait_until="load")
+    if until_ready is not None:
+        until_ready(page)
+    return page, errors
 
 
 @pytest.fixture

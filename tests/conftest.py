@@ -7,7 +7,8 @@ Which fixture a new browser test should use (a page load costs far more than a c
   at import time and read its result from ``visits[path].reads[name]`` (``visits`` is this
   scheme's load of every page; the test then runs in both schemes). Already recorded on each
   visit: status, transfers with bodies, failed requests, console errors, layout shifts, images,
-  KaTeX errors, raw TeX, title, colour scheme and axe-core's violations.
+  KaTeX errors, raw TeX, title, colour scheme and axe-core's violations (every default rule in
+  the light scheme, the colour rules in the dark one: see ``site_visits`` below).
 * One page, interacted with: ``context`` (a fresh context in the ``scheme`` under test) or
   ``new_context(browser, scheme, **options)`` (viewport, no JavaScript, touch); open it with
   ``open_page_with_errors``. Never launch a browser of your own: ``browser`` is one for the session.

@@ -7,10 +7,11 @@ Which fixture a new browser test should use (a page load costs far more than a c
   at import time and read its result from ``visits[path].reads[name]`` (``visits`` is this
   scheme's load of every page; the test then runs in both schemes). Already recorded on each
   visit: status, transfers with bodies, failed requests, console errors, layout shifts, images,
-  KaTeX errors, raw TeX, title, colour scheme and axe-core's violations.
+  KaTeX errors, raw TeX, title, colour scheme and axe-core's violations (every default rule in
+  the light scheme, the colour rules in the dark one: see ``site_visits`` below).
 * One page, interacted with: ``context`` (a fresh context in the ``scheme`` under test) or
-  ``new_context(browser, scheme)``; ``browser`` itself for other options (viewport, no
-  JavaScript, touch). Never launch a browser of your own: ``browser`` is one for the session.
+  ``new_context(browser, scheme, **options)`` (viewport, no JavaScript, touch); open it with
+  ``open_page_with_errors``. Never launch a browser of your own: ``browser`` is one for the session.
 * ``base_url`` serves ``site_dir``; ``site_paths`` lists the sitemap's pages.
 """
 
@@ -146,9 +147,23 @@ def scheme(request) -> str:
     return request.param
 
 
-def new_context(browser, scheme: str):
-    """A fresh browser context in one colour scheme, service workers blocked."""
-    return browser.new_context(color_scheme=scheme, service_workers="block", viewport=DESKTOP)
+def new_context(browser, scheme: str = "light", **options):
+    """A fresh browser context in one colour scheme, service workers blocked, in the desktop
+    window; ``options`` (Playwright's new_context options) add to or replace these."""
+    return browser.new_context(**{"color_scheme": scheme, "service_workers": "block", "viewport": DESKTOP} | options)
+
+
+def open_page_with_errors(context, url: str, until_ready=None):
+    """A new page at ``url``, loaded, and the list its console errors and uncaught exceptions are
+    added to as they come; ``until_ready(page)``, when given, then waits for what the test needs."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(url, wait_until="load")
+    if until_ready is not None:
+        until_ready(page)
+    return page, errors
 
 
 @pytest.fixture
@@ -167,7 +182,12 @@ def axe_script() -> pathlib.Path:
 
 @pytest.fixture(scope="session")
 def site_visits(browser, base_url, site_paths):
-    """Every page of the sitemap and the 404 page, each loaded once per colour scheme, on first use."""
+    """Every page of the sitemap and the 404 page, each loaded once per colour scheme, on first use.
+
+    axe-core runs all its default rules on each page in the light scheme and, in the dark one, the
+    rules that judge colours: the others read the page's structure, names and roles, which the
+    scheme does not change (posenc's stylesheets change colours only). The header's scheme toggle,
+    which does differ, is checked with every rule in both schemes by test_page_audits."""
     visits: dict[str, dict[str, PageVisit]] = {}
 
     def of(scheme: str) -> dict[str, PageVisit]:
@@ -175,7 +195,7 @@ def site_visits(browser, base_url, site_paths):
             context = new_context(browser, scheme)
             try:
                 visits[scheme] = visit_pages(context, base_url, site_paths + [MISSING_PAGE],
-                                             AXE if AXE.is_file() else None)
+                                             AXE if AXE.is_file() else None, axe_colours_only=scheme == "dark")
             finally:
                 context.close()
         return visits[scheme]

@@ -85,13 +85,22 @@ MISSING_PAGE = "/no/such/page/"
 # A page that shifts is loaded again, up to this many loads in all (see the layout-shift test).
 LAYOUT_ATTEMPTS = 3
 
-# Every violation axe reports, flattened to one line per element.
-AXE_RUN = """async () => {
-  const result = await axe.run(document, { resultTypes: ['violations'] });
-  return result.violations.flatMap((v) => v.nodes.map((n) => ({
-    rule: v.id, impact: v.impact, target: n.target.join(' '),
-    summary: (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 240),
-  })));
+# axe-core on the whole page: the rules it ran, and every violation flattened to one line per
+# element. With a true argument only the rules that judge colours run: those of axe's default set
+# that it tags cat.color (text contrast; links told apart from the text around them by colour
+# alone); otherwise its default set. Rules off by default (the AAA contrast rule) stay off.
+AXE_RUN = """async (coloursOnly) => {
+  const colour = new Set(axe.getRules(['cat.color']).map((rule) => rule.ruleId));
+  const rules = coloursOnly ? Object.fromEntries(axe.getRules().filter((rule) => !colour.has(rule.ruleId))
+    .map((rule) => [rule.ruleId, { enabled: false }])) : {};
+  const result = await axe.run(document, { resultTypes: ['violations'], rules });
+  return {
+    rules: [result.violations, result.passes, result.incomplete, result.inapplicable].flat().map((r) => r.id),
+    violations: result.violations.flatMap((v) => v.nodes.map((n) => ({
+      rule: v.id, impact: v.impact, target: n.target.join(' '),
+      summary: (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 240),
+    }))),
+  };
 }"""
 
 OPEN_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
@@ -158,8 +167,10 @@ class PageVisit:
     raw_tex: list[str] = field(default_factory=list)
     # The shifts of each load, until one load did not shift (at most LAYOUT_ATTEMPTS loads).
     layout_shifts: list[list[dict]] = field(default_factory=list)
-    # axe-core's violations with every <details> opened; None when axe-core is not installed.
+    # axe-core's violations with every <details> opened, and the rules it ran (all of its
+    # default set, or only those judging colours); None when axe-core is not installed.
     axe: list[dict] | None = None
+    axe_rules: list[str] | None = None
     # The results of the scripts registered with read_on_every_page, by name.
     reads: dict[str, object] = field(default_factory=dict)
 
@@ -172,6 +183,7 @@ class _Load:
         self.responses: list = []
         self.failures: list[str] = []
         self.errors: list[str] = []
+        self.watching_shifts = False
         self.page = page = context.new_page()
         page.on("response", lambda response: self.responses.append(response))
         page.on("requestfailed", lambda request: self.failures.append(f"{request.url} ({request.failure})"))
@@ -180,9 +192,18 @@ class _Load:
         # Returns once the document starts arriving; the load goes on while other pages are read.
         self.response = page.goto(url, wait_until="commit")
 
-    def settle(self) -> None:
-        self.page.wait_for_load_state("load")
-        self.page.wait_for_load_state("networkidle")
+    def watch_shifts(self) -> None:
+        """Once the page has loaded and the network is idle, start LAYOUT_SHIFTS without waiting
+        for it, so that its quiet time runs while the page before this one is read."""
+        if not self.watching_shifts:
+            self.page.wait_for_load_state("load")
+            self.page.wait_for_load_state("networkidle")
+            self.page.evaluate(f"() => {{ window.__posencLayoutShifts = ({LAYOUT_SHIFTS})(); }}")
+            self.watching_shifts = True
+
+    def layout_shifts(self) -> list[dict]:
+        self.watch_shifts()
+        return self.page.evaluate("() => window.__posencLayoutShifts")
 
 
 def _transfer(response) -> Transfer:
@@ -205,12 +226,14 @@ def _layout_shifts_of_a_fresh_load(context, url: str) -> list[dict]:
     return shifts
 
 
-def _read(load: _Load, context, url: str, axe: pathlib.Path | None) -> PageVisit:
-    load.settle()
+def _read(load: _Load, next_load: _Load | None, context, url: str, axe: pathlib.Path | None,
+          axe_colours_only: bool) -> PageVisit:
     page, visit = load.page, load.visit
-    visit.status = load.response.status if load.response else None
     # Shifts first: nothing the checks below do to the page may count as the page's own shift.
-    visit.layout_shifts.append(page.evaluate(LAYOUT_SHIFTS))
+    visit.layout_shifts.append(load.layout_shifts())
+    if next_load is not None:
+        next_load.watch_shifts()
+    visit.status = load.response.status if load.response else None
     visit.transfers = [_transfer(response) for response in load.responses]
     visit.images = page.evaluate(IMAGE_PROBE)
     visit.katex_errors = page.locator(".katex-error").count()
@@ -222,8 +245,8 @@ def _read(load: _Load, context, url: str, axe: pathlib.Path | None) -> PageVisit
     visit.reads = {name: page.evaluate(script) for name, script in EXTRA_READS.items()}
     if axe is not None:
         page.evaluate(OPEN_DETAILS)  # collapsed blocks are checked too
-        page.add_script_tag(path=str(axe))
-        visit.axe = page.evaluate(AXE_RUN)
+        found = page.evaluate(AXE_RUN, axe_colours_only)
+        visit.axe, visit.axe_rules = found["violations"], found["rules"]
     page.close()
     while visit.layout_shifts[-1] and len(visit.layout_shifts) < LAYOUT_ATTEMPTS:
         visit.layout_shifts.append(_layout_shifts_of_a_fresh_load(context, url))
@@ -231,16 +254,27 @@ def _read(load: _Load, context, url: str, axe: pathlib.Path | None) -> PageVisit
 
 
 def visit_pages(context, base_url: str, paths: list[str], axe: pathlib.Path | None,
-                in_flight: int = 3) -> dict[str, PageVisit]:
-    """Load each path once in ``context``, ``in_flight`` pages at a time; return the visits by path."""
+                axe_colours_only: bool = False, in_flight: int = 3) -> dict[str, PageVisit]:
+    """Load each path once in ``context``, ``in_flight`` pages at a time; return the visits by path.
+    axe-core runs its default rules on each page, or with ``axe_colours_only`` only those that
+    judge colours (see AXE_RUN)."""
+    if axe is not None:
+        # Every page of the context starts with axe-core defined (it changes nothing on the page
+        # until it is run): compiled as the page opens, it costs far less than adding it to each
+        # loaded page as a script tag.
+        context.add_init_script(path=str(axe))
     visits: dict[str, PageVisit] = {}
-    loading: collections.deque[tuple[str, _Load]] = collections.deque()
+    loading: collections.deque[_Load] = collections.deque()
+
+    def read_the_oldest() -> None:
+        load = loading.popleft()
+        visits[load.visit.path] = _read(load, loading[0] if loading else None, context, base_url + load.visit.path,
+                                        axe, axe_colours_only)
+
     for path in paths:
-        loading.append((path, _Load(context, base_url + path, path)))
+        loading.append(_Load(context, base_url + path, path))
         if len(loading) >= in_flight:
-            done, load = loading.popleft()
-            visits[done] = _read(load, context, base_url + done, axe)
+            read_the_oldest()
     while loading:
-        done, load = loading.popleft()
-        visits[done] = _read(load, context, base_url + done, axe)
+        read_the_oldest()
     return visits

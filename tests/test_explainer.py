@@ -16,6 +16,7 @@ import statistics
 
 import numpy as np
 import pytest
+from conftest import new_context, open_page_with_errors
 from test_page_budgets import PAGE_SCRIPTS
 from test_explainer_math import (
     MODULE,
@@ -52,25 +53,8 @@ FIGURES = (
 # Helpers
 
 
-def new_context(browser, **options):
-    """A context like conftest's ``context`` fixture, for tests that need one scheme only."""
-    options = {"service_workers": "block", "viewport": {"width": 1280, "height": 900}} | options
-    return browser.new_context(**options)
-
-
-def open_explainer(context, base_url, path: str = PATH):
-    """A new page at ``path`` (the explainer, whose steps are then live), and its errors as they come."""
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(base_url + path, wait_until="load")
-    if path == PATH:
-        wait_until_live(page)
-    return page, errors
-
-
 def wait_until_live(page):
+    """Every step of the explainer is wired to its controls."""
     page.wait_for_function(
         "n => document.querySelectorAll('[data-step][data-live]').length === n"
         " && document.querySelectorAll('[data-step]').length === n",
@@ -124,7 +108,7 @@ def slider(page, step: str, name: str):
 
 def test_the_page_runs_the_module_checked_in_node(browser, base_url):
     context = new_context(browser)
-    page, errors = open_explainer(context, base_url)
+    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
     scripts = page.evaluate("() => Array.from(document.scripts, (s) => s.getAttribute('src') || '')")
     ours = [src.rsplit("/", 1)[-1] for src in scripts if "javascripts/explainer" in src]
     # The data first, then the math that reads it, then the page code that uses both.
@@ -150,7 +134,7 @@ def test_the_page_runs_the_module_checked_in_node(browser, base_url):
 
 
 def test_every_control_works_with_pointer_and_keyboard(context, base_url, scheme):
-    page, errors = open_explainer(context, base_url)
+    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
     for step in STEPS:
         check_readouts(page, step, INITIAL[step])
 
@@ -237,7 +221,7 @@ def writes_per_readout(page, step: str, act) -> dict[str, int]:
 
 def test_instant_navigation_brings_the_scripts_and_wires_every_step_exactly_once(browser, base_url):
     context = new_context(browser)
-    page, errors = open_explainer(context, base_url, path="/")
+    page, errors = open_page_with_errors(context, base_url + "/")
     page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
     # The home page has no steps and loads none of the explainer's scripts ...
     assert page.evaluate("() => [typeof window.posencExplainer, typeof window.posencExplainerMath]") == [
@@ -318,7 +302,7 @@ SPEED_JS = """async ({ sliders, repeats }) => {
 
 def test_input_to_readout_time_is_measured(browser, base_url, capsys, record_property):
     context = new_context(browser)
-    page, errors = open_explainer(context, base_url)
+    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
     repeats = 50
     sliders = {s: {n: list(v[:3]) for n, v in p.items()} for s, p in SLIDERS.items()}
     results = page.evaluate(SPEED_JS, {"sliders": sliders, "repeats": repeats})
@@ -374,7 +358,7 @@ def test_own_scripts_and_styles_stay_under_budget(browser, base_url, site_dir, c
 
 def test_controls_are_labelled_and_readouts_announced(browser, base_url):
     context = new_context(browser)
-    page, errors = open_explainer(context, base_url)
+    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
     report = page.evaluate(
         """() => Array.from(document.querySelectorAll('[data-step]'), (root) => ({
           step: root.dataset.step,
@@ -431,7 +415,7 @@ def test_controls_are_labelled_and_readouts_announced(browser, base_url):
 
 @pytest.mark.skipif(not AXE.is_file(), reason="axe-core is not installed (npm ci)")
 def test_axe_finds_no_violations_in_the_steps(context, base_url):
-    page, _ = open_explainer(context, base_url)
+    page, _ = open_page_with_errors(context, base_url + PATH, wait_until_live)
     page.add_script_tag(path=str(AXE))
     result = page.evaluate(
         """async () => {
@@ -447,7 +431,7 @@ def test_reduced_motion_turns_transitions_off(browser, base_url):
     durations = {}
     for motion in ("no-preference", "reduce"):
         context = new_context(browser, reduced_motion=motion)
-        page, _ = open_explainer(context, base_url)
+        page, _ = open_page_with_errors(context, base_url + PATH, wait_until_live)
         durations[motion] = page.locator(".posenc-svg__moving, .posenc-svg__turning").evaluate_all(
             "nodes => nodes.map(n => getComputedStyle(n).transitionDuration)"
         )

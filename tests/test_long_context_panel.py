@@ -10,6 +10,7 @@ the page without JavaScript and other pages.
 from __future__ import annotations
 
 import pytest
+from conftest import new_context, open_page_with_errors
 from test_long_context_math import MODULE, expected_readouts, expected_table, expected_value_texts, panel
 
 pytestmark = pytest.mark.browser
@@ -21,21 +22,9 @@ METHODS = panel()["choices"]["method"]
 INITIAL = panel()["initial"]
 
 
-def new_context(browser, **options):
-    options = {"service_workers": "block", "viewport": {"width": 1280, "height": 900}} | options
-    return browser.new_context(**options)
-
-
-def open_page(context, base_url, path: str = PATH):
-    """A new page at ``path`` (the long-context page, whose panel is then live), and its errors as they come."""
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(base_url + path, wait_until="load")
-    if path == PATH:
-        page.wait_for_selector(f"{PANEL}[data-live]", state="attached")
-    return page, errors
+def wait_until_live(page):
+    """The panel is wired to its controls."""
+    page.wait_for_selector(f"{PANEL}[data-live]", state="attached")
 
 
 READ_PANEL = """root => ({
@@ -69,7 +58,7 @@ def check_panel(page, params: dict | None = None) -> dict:
 
 def test_the_page_runs_the_module_checked_in_node(browser, base_url):
     context = new_context(browser)
-    page, errors = open_page(context, base_url)
+    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
     scripts = [src.rsplit("/", 1)[-1] for src in page.evaluate("() => Array.from(document.scripts, (s) => s.src)")
                if "/javascripts/" in src]
     # Each module before the code that uses it; the long-context files after the explainer's.
@@ -83,7 +72,7 @@ def test_the_page_runs_the_module_checked_in_node(browser, base_url):
 
 
 def test_the_panel_reacts_to_pointer_and_keyboard(context, base_url, scheme):
-    page, errors = open_page(context, base_url)
+    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
     check_panel(page, INITIAL)
     # Every method, clicked, at the starting lengths.
     for method in (*METHODS, INITIAL["method"]):
@@ -115,7 +104,7 @@ def test_the_panel_reacts_to_pointer_and_keyboard(context, base_url, scheme):
 
 def test_instant_navigation_brings_the_scripts_and_wires_the_panel_only_once(browser, base_url):
     context = new_context(browser)
-    page, errors = open_page(context, base_url, path="/rope/")
+    page, errors = open_page_with_errors(context, base_url + "/rope/")
     page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
     # The RoPE page has no panel and loads none of its scripts (nor the explainer's they build on) ...
     assert page.evaluate("() => [typeof window.posencLongContext, typeof window.posencExplainer]") == [
@@ -124,7 +113,7 @@ def test_instant_navigation_brings_the_scripts_and_wires_the_panel_only_once(bro
     # ... which instant navigation brings with the long-context page; then away and back, twice.
     page.locator("article a[href$='/long-context/']").first.click()
     page.wait_for_url(base_url + PATH)
-    page.wait_for_selector(f"{PANEL}[data-live]", state="attached")
+    wait_until_live(page)
     for _ in range(2):
         page.locator("article a[href$='/rope/']").first.click()
         page.wait_for_url(base_url + "/rope/")
@@ -132,7 +121,7 @@ def test_instant_navigation_brings_the_scripts_and_wires_the_panel_only_once(bro
         assert page.locator(PANEL).count() == 0
         page.go_back()
         page.wait_for_url(base_url + PATH)
-        page.wait_for_selector(f"{PANEL}[data-live]", state="attached")
+        wait_until_live(page)
     assert page.evaluate("window.__sameDocument") is True
     check_panel(page, INITIAL)
     writes = page.locator(PANEL).evaluate(
@@ -156,7 +145,7 @@ def test_instant_navigation_brings_the_scripts_and_wires_the_panel_only_once(bro
 
 def test_the_panel_fits_a_phone_and_is_labelled(browser, base_url, axe_script):
     context = new_context(browser, viewport={"width": 390, "height": 844})
-    page, errors = open_page(context, base_url)
+    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
     for name, (_, high, _, _) in SLIDERS.items():
         page.locator(f'{PANEL} input[data-param="{name}"]').fill(str(high))  # the widest numbers
     check_panel(page)

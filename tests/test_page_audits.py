@@ -35,7 +35,7 @@ def _open(context, url: str):
 def _axe(page, axe_script) -> list[dict]:
     draw_skipped_blocks(page)  # axe judges every block as drawn, as a reader scrolling there sees it
     page.add_script_tag(path=str(axe_script))
-    return page.evaluate(AXE_RUN)
+    return page.evaluate(AXE_RUN)["violations"]  # axe's default rules
 
 
 def _axe_lines(where: str, violations: list[dict]) -> list[str]:
@@ -54,14 +54,25 @@ def _axe_lines(where: str, violations: list[dict]) -> list[str]:
 # --- accessibility -------------------------------------------------------------------------
 
 
+# The rules of axe's default set that judge colours, run on every page in both schemes.
+COLOUR_RULES = {"color-contrast", "link-in-text-block"}
+
+
 def test_axe_finds_no_violations_on_any_page(visits, scheme, axe_script):
     """axe-core's default rules (WCAG 2 A/AA and best practices) on every page and on the 404
-    page, collapsed blocks opened so their content is checked too."""
+    page, collapsed blocks opened so their content is checked too: all of them in the light
+    scheme, and in the dark one those that judge colours (text contrast, links told apart by
+    colour), since only colours differ between the schemes (conftest's ``site_visits``)."""
     problems: list[str] = []
     for path, visit in visits.items():
         expected = 404 if path == MISSING_PAGE else 200
         if visit.status != expected:
             problems.append(f"{scheme} {path}: answered {visit.status}, not {expected}")
+        ran = set(visit.axe_rules)
+        if not COLOUR_RULES <= ran:
+            problems.append(f"{scheme} {path}: axe did not run {sorted(COLOUR_RULES - ran)}")
+        if scheme == "light" and not ran - COLOUR_RULES:
+            problems.append(f"{scheme} {path}: axe ran only the colour rules {sorted(ran)}")
         problems += _axe_lines(f"{scheme} {path}", visit.axe)
     assert not problems, f"{len(problems)} axe violation(s):\n" + "\n".join(problems)
 

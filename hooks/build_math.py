@@ -49,8 +49,9 @@ def on_post_page(output, page, config):
 
 
 def on_post_template(output, template_name, config):
-    """A theme page of its own (the 404 page) has no math, so nothing to preload: the mark goes."""
-    return with_font_preloads(output, template_name) if FONT_PRELOADS_MARK in output else output
+    """A theme page of its own (the 404 page) has no rendered math (this hook renders only
+    documentation pages), so nothing to preload: the mark goes."""
+    return output.replace(FONT_PRELOADS_MARK, "")
 
 
 def on_post_build(config):

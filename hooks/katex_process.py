@@ -120,6 +120,7 @@ FACE_CLASSES: dict[str, tuple[frozenset[str], ...]] = {
         "SansSerif-Regular": ("mathsf", "textsf"),
     }.items()
 }
+# An element's class attribute (also how notebook_pages cuts a notebook's stylesheet down).
 CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
 # Where overrides/main.html wants the page's font preloads, in the head.
 FONT_PRELOADS_MARK = "<!-- posenc:math-font-preloads -->"

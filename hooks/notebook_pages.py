@@ -22,10 +22,9 @@ import posixpath
 import re
 
 import tinycss2
-from katex_process import math_html, with_font_preloads
+from katex_process import CLASS_ATTRIBUTE, math_html, with_font_preloads
 
 STYLE = re.compile(r"<style[^>]*>(?P<css>.*?)</style>", re.S)
-CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
 CLASS_SELECTOR = re.compile(r"\.([\w-]+)")
 VARIABLE_USE = re.compile(r"var\(\s*(--[\w-]+)")
 PARENTHESES = re.compile(r"\([^()]*\)")

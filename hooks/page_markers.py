@@ -10,23 +10,23 @@ or derivation ID stops the build):
     page of its script and a link to the SVG at full size (``docs/javascripts/figures.js``
     opens that in an enlarged view).
 ``{{ ref: ID }}``
-    A link to derivation ``ID`` on the Derivations page.
+    A link to derivation ``ID``'s own page, ``derivations/ID/``.
 ``{{ eq: ID }}``
     Derivation ``ID``'s statement as a display equation, followed by a link to its proof.
 ``{{ calc FORMAT: EXPRESSION }}``
     ``EXPRESSION`` evaluated with ``posenc`` and ``np`` in scope, formatted with ``FORMAT``
     (a format spec such as ``.4f``; arrays are formatted element by element).
 ``{{ bibtex: ID }}``
-    Derivation ``ID``'s BibTeX record as a code block (the one its Derivations entry shows).
+    Derivation ``ID``'s BibTeX record as a code block (the one its own page shows).
 ``{{ cite: site }}``, ``{{ cite: articles }}``
     The BibTeX record of the whole site; a table of the articles (the pages under the nav's
     "Learn" section) followed by one record per article.
 ``{{ release }}``
     The release the records describe, as "version X, released D Month YYYY".
 ``{{ url: PATH }}``
-    The address to cite for ``PATH`` (for example ``derivations/#kernel``), in code format.
+    The address to cite for ``PATH`` (for example ``derivations/kernel/``), in code format.
 ``{{ derivations }}``
-    Every registered derivation: statement, assumptions, proof steps, source and BibTeX.
+    The index of the derivations: one row per ID, anchored ``#ID``, linking to the ID's page.
 
 Markers are not expanded inside code: fenced blocks, indented code blocks and inline code
 spans show them as written. In prose, a backslash before the braces shows a marker literally:
@@ -34,7 +34,7 @@ spans show them as written. In prose, a backslash before the braces shows a mark
 backslash that escapes the first brace).
 
 Generated pages (never files in ``docs/``): ``figures/NAME/`` for each rendered figure and
-``derivations/source/`` with the SymPy source of every proof.
+``derivations/ID/`` for each derivation (statement, proof steps, SymPy source and BibTeX).
 
 Every page needs a ``description`` in its front matter (a warning, so ``--strict`` fails).
 The math on the pages is rendered by the ``build_math`` hook; notebooks are the
@@ -173,8 +173,7 @@ def _derivation(identifier: str):
 
 def _ref(identifier: str, page_src: str) -> str:
     entry = _derivation(identifier)
-    target = _relative(page_src, "derivations/index.md")
-    return f'[`{identifier}`]({target}#{identifier} "{entry.title}")'
+    return f'[`{identifier}`]({_relative(page_src, _derivation_src(identifier))} "{entry.title}")'
 
 
 def _eq(identifier: str, page_src: str) -> str:
@@ -285,7 +284,7 @@ def _bibtex(entry, site_url: str) -> str:
     return _record(
         f"posenc-{entry.id}",
         f"{{{entry.title}}} (posenc derivation {entry.id})",
-        f"{_cited_root(site_url)}derivations/#{entry.id}",
+        f"{_cited_root(site_url)}derivations/{entry.id}/",
         f"Statement proved with SymPy; stable ID {entry.id}",
     )
 
@@ -346,59 +345,80 @@ def _release_text() -> str:
 
 
 def _derivations_page(page_src: str, site_url: str) -> str:
+    """The Derivations index: one row per ID, whose ID cell carries the anchor ``#ID`` and links to
+    the derivation's own page, so that ``derivations/#ID`` leads to it too."""
     _verify_report()  # refuses a missing, stale or failing report before the index claims "proved"
-    source_page = _relative(page_src, "derivations/source.md")
     index = ["| ID | What it states | Status |", "| --- | --- | --- |"]
     for entry in REGISTRY.values():
-        summary = entry.summary.replace("|", "\\|")  # a bare | would end the table cell
+        # A bare | would end the table cell.
+        title, summary = (text.replace("|", "\\|") for text in (entry.title, entry.summary))
         status = f"proved {entry.scope_label}" if entry.scope == GENERAL else entry.scope_label
-        index.append(f"| [`{entry.id}`](#{entry.id}) | {summary} | {status} |")
-    parts = ["## Index { #index }\n\n" + "\n".join(index) + "\n"]
-    for entry in REGISTRY.values():
-        # The steps sit in a collapsed block under the statement: closed, the browser neither styles
-        # nor lays out their math, which was two fifths of this long page's elements.
-        steps = "\n".join(f"    {n}. {step}" for n, step in enumerate(entry.steps, 1))
-        count = f"{len(entry.steps)} step{'s' if len(entry.steps) != 1 else ''}"
-        assumptions = "; ".join(entry.assumptions)
-        # Indented as far as the fence inside the collapsible block, so that the copy button copies the
-        # record as the Cite page shows it, without leading spaces.
-        bibtex = textwrap.indent(_bibtex(entry, site_url), "    ")
-        if entry.scope == GENERAL:
-            scope = "proved in general, for every size the assumptions allow."
-        else:
-            scope = f"{entry.scope_label}; other sizes are only spot-checked numerically."
-        parts.append(
-            f"## {entry.title} {{ #{entry.id} }}\n\n"
-            f"**ID** `{entry.id}` · proved by SymPy at build time · "
-            f"[SymPy source]({source_page}#{entry.id})\n\n"
-            f"$$\n{entry.statement}\n$$\n\n"
-            f"{entry.summary}\n\n"
-            f"**Scope:** {scope}\n\n"
-            f"**Assumptions:** {assumptions}.\n\n"
-            f'??? abstract "Proof in {count}"\n\n{steps}\n\n'
-            f'??? quote "Cite this derivation"\n\n    ```bibtex\n{bibtex}\n    ```\n'
-        )
-    return "\n".join(parts)
+        page = _relative(page_src, _derivation_src(entry.id))
+        index.append(f"| [`{entry.id}`]({page}){{ #{entry.id} }} | **{title}.** {summary} | {status} |")
+    return "\n".join(index) + "\n"
 
 
-def _derivation_sources() -> str:
-    parts = [
-        "---\ntitle: SymPy sources of the derivations\n"
-        "description: The SymPy proof and the NumPy cross-check behind every derivation ID of posenc.\n"
-        "search:\n  exclude: true\n---\n\n"
-        "# SymPy sources of the derivations\n\n"
-        "Each section holds the proof that `python -m posenc.verify` runs for one ID, then the numeric "
-        "cross-check against the posenc NumPy functions. The code lives in `posenc/derivations.py`.\n"
-    ]
-    for entry in REGISTRY.values():
-        code = inspect.getsource(entry.prove)
-        if entry.check is not None:
-            code += "\n\n" + inspect.getsource(entry.check)
-        parts.append(
-            f"\n## `{entry.id}` {{ #{entry.id} }}\n\n"
-            f"[Back to the statement](index.md#{entry.id})\n\n```python\n{code}```\n"
-        )
-    return "".join(parts)
+# The class of a derivation page's SymPy source: its heading and the block under it.
+SOURCE_CLASS = "posenc-derivation-source"
+
+
+def _derivation_src(identifier: str) -> str:
+    """The generated page of derivation ``identifier``, served at ``derivations/ID/``."""
+    return f"derivations/{identifier}.md"
+
+
+def _derivation_page(identifier: str, site_url: str) -> str:
+    """Derivation ``identifier``'s own page: statement, scope, assumptions, proof steps, the SymPy
+    code that proves it and its BibTeX record; the address its BibTeX record cites."""
+    entry = REGISTRY[identifier]
+    ids = list(REGISTRY)
+    position = ids.index(identifier)
+    front = yaml.safe_dump({"title": entry.title,
+                            "description": f"posenc derivation {identifier}, proved by SymPy: {entry.title}."},
+                           allow_unicode=True, sort_keys=False, width=1000)
+    steps = "\n".join(f"{n}. {step}" for n, step in enumerate(entry.steps, 1))
+    count = f"{len(entry.steps)} step{'s' if len(entry.steps) != 1 else ''}"
+    if entry.scope == GENERAL:
+        scope = "proved in general, for every size the assumptions allow."
+    else:
+        scope = f"{entry.scope_label}; other sizes are only spot-checked numerically."
+    code = inspect.getsource(entry.prove)
+    checked = ""
+    if entry.check is not None:
+        code += "\n\n" + inspect.getsource(entry.check)
+        checked = ", then the numeric cross-check against the posenc NumPy functions"
+    neighbours = [f"[{label}: {REGISTRY[ids[at]].title}]({ids[at]}.md)"
+                  for label, at in (("Previous", position - 1), ("Next", position + 1)) if 0 <= at < len(ids)]
+    return (
+        f"---\n{front}---\n\n"
+        f"# {entry.title}\n\n"
+        f"**ID** `{identifier}` · proved by SymPy at build time · "
+        f"[all derivations](index.md#{identifier})\n\n"
+        f"$$\n{entry.statement}\n$$\n\n"
+        f"{entry.summary}\n\n"
+        f"**Scope:** {scope}\n\n"
+        f"**Assumptions:** {'; '.join(entry.assumptions)}.\n\n"
+        f"## Proof in {count} {{ #proof }}\n\n{steps}\n\n"
+        # The code is left out of search, as the figure scripts are (readers search for statements),
+        # and out of the PDF, which prints what a reader reads (hooks/site_pdf.py drops the class).
+        f"## SymPy source {{ #source .{SOURCE_CLASS} data-search-exclude }}\n\n"
+        f'<div class="{SOURCE_CLASS}" markdown>\n\n'
+        f"The proof that `python -m posenc.verify` runs for `{identifier}`{checked}, "
+        f"from `posenc/derivations.py`:\n\n```python\n{code}```\n\n</div>\n\n"
+        f"## Cite this derivation {{ #cite }}\n\n```bibtex\n{_bibtex(entry, site_url)}\n```\n\n"
+        + " · ".join(neighbours) + "\n"
+    )
+
+
+def _derivation_files(config) -> list[File]:
+    """The page of each derivation, refused if an ID would take the address of a page in docs/."""
+    taken = [src for src in map(_derivation_src, REGISTRY) if (DOCS / src).exists()]
+    if taken:
+        raise PluginError(f"derivation ID {taken[0].split('/')[1].removesuffix('.md')!r} would be served at "
+                          f"the address of docs/{taken[0]}")
+    _verify_report()  # the pages say "proved": refuse a missing, stale or failing report
+    return [File.generated(config, _derivation_src(identifier),
+                           content=_derivation_page(identifier, config["site_url"])) for identifier in REGISTRY]
 
 
 def _figure_page(name: str) -> str:
@@ -524,11 +544,12 @@ def _explainer_demo_script() -> str:
 
 
 def on_files(files, config):
-    """Add the generated files: one page per rendered figure, the derivations' sources, the explainer's data."""
+    """Add the generated files: one page per rendered figure and per derivation, the explainer's data."""
     folder = _figures_in_docs()
     for meta_path in sorted(FIGURES.glob("*.json")):
         files.append(File.generated(config, f"{folder}/{meta_path.stem}.md", content=_figure_page(meta_path.stem)))
-    files.append(File.generated(config, "derivations/source.md", content=_derivation_sources()))
+    for file in _derivation_files(config):
+        files.append(file)
     files.append(File.generated(config, "javascripts/explainer-demo.js", content=_explainer_demo_script()))
     return files
 

@@ -240,10 +240,12 @@ def page_sources(page) -> tuple[str, ...]:
     if src.startswith(figures + "/"):
         return (page_markers._figure_meta(src.removeprefix(figures + "/").removesuffix(".md")).script,)
     registry = "posenc/derivations.py"  # the statements, proofs and sources of the derivation pages
-    if src == "derivations/source.md":
-        return (registry,)
     own = "docs/" + src
-    return (own, registry) if src == "derivations/index.md" else (own,)
+    if src == "derivations/index.md":
+        return (own, registry)
+    if src.startswith("derivations/"):
+        return (registry,)  # a derivation's page, generated from the registry alone
+    return (own,)
 
 
 def last_changed(sources: tuple[str, ...]) -> LastChanged:

@@ -1,12 +1,13 @@
 """Print the built site's articles into one PDF: ``python hooks/site_pdf.py --site site --out site/posenc.pdf``.
 
 The articles are the pages under the nav's Learn and Implement sections of ``mkdocs.yml``
-(the Derivations page among them), in nav order, followed by the References page so that the
-articles' citations stay links inside the PDF. Each page's ``<article>`` is taken from the
-built site, where the hooks have already rendered the math with KaTeX and put the figures'
-SVG inline, and the pages are joined into one print document: a cover (title, the release
-from CITATION.cff, the date of this build, the address to cite), a table of contents with page
-numbers, then the articles, each from a new page. Headless Chromium prints it (Playwright,
+(the Derivations index among them, followed by the page of each derivation), in nav order,
+followed by the References page so that the articles' citations stay links inside the PDF.
+Each page's ``<article>`` is taken from the built site, where the hooks have already rendered
+the math with KaTeX and put the figures' SVG inline, and the pages are joined into one print
+document: a cover (title, the release from CITATION.cff, the date of this build, the address to
+cite), a table of contents with page numbers, then the articles, each from a new page (a
+derivation's page follows the one before it on the same sheet). Headless Chromium prints it (Playwright,
 the browser the tests use) with bookmarks from the headings, tagged PDF and page numbers.
 
 Why not mkdocs-print-site-plugin: tried on this site (version 2.9), its print page kept 781
@@ -19,8 +20,8 @@ the site.
 Links between printed pages become links inside the PDF (every id is prefixed with its
 page's key, so ids repeated across pages stay distinct); links to pages that are not printed
 point at the cited release's address. Scripts are left out: the interactive explainer shows
-the stand-ins it has without JavaScript. Collapsed notes are printed open, except the API
-page's "Source code" listings, which are left out (the source is in the repository).
+the stand-ins it has without JavaScript. Collapsed notes are printed open. Source code is left out
+(the API page's "Source code" listings, each derivation's SymPy source): it is in the repository.
 """
 
 from __future__ import annotations
@@ -54,15 +55,17 @@ PRINT_ORIGIN = "http://print.invalid"
 PRINT_PATH = "/posenc-print.html"
 PAGE_WIDTH_MM, PAGE_HEIGHT_MM = 210, 297  # A4
 MARGIN_MM = {"top": 16, "bottom": 18, "left": 16, "right": 16}
-# Removed from every printed article: permalink symbols, buttons and the API's source listings.
+# Removed from every printed article: permalink symbols, buttons, the API's source listings and
+# the SymPy source on each derivation's page.
 DROPPED = ("a.headerlink, a.anchor-link, a.posenc-figure__enlarge, a.md-content__button, "
-           "details.mkdocstrings-source, script")
+           f"details.mkdocstrings-source, .{page_markers.SOURCE_CLASS}, script")
 
 PRINT_CSS = f"""
 @page {{ size: A4; margin: {MARGIN_MM['top']}mm {MARGIN_MM['right']}mm {MARGIN_MM['bottom']}mm {MARGIN_MM['left']}mm; }}
 html {{ font-size: 125%; }}
 body {{ display: block; }}
 .posenc-print-article, .posenc-print-contents {{ break-before: page; }}
+.posenc-print-nested {{ margin-top: 2em; }}
 .posenc-print-cover {{ padding-top: 30%; }}
 .posenc-print-cover h1 {{ font-size: 2.4em; color: inherit; margin-bottom: .6em; }}
 .posenc-print-contents ol {{ list-style: none; padding: 0; margin: 0; }}
@@ -95,6 +98,9 @@ class Article:
     src: str  # the Markdown (or notebook) file under docs/
     url: str  # its address in the site, such as "guide/"
     dest: str  # its built file, such as "guide/index.html"
+    # A page printed as a section of the article before it (a derivation after the index):
+    # no new sheet, no line in the contents, headings one level down.
+    nested: bool = False
 
     @property
     def key(self) -> str:
@@ -107,11 +113,11 @@ def printed_articles(config_path: pathlib.Path = ROOT / "mkdocs.yml") -> list[Ar
     config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
     docs = config_path.parent / config.get("docs_dir", "docs")
 
-    def article(section: str, title: str, src: str) -> Article:
+    def article(section: str, title: str, src: str, nested: bool = False) -> Article:
         # A notebook page (mkdocs-jupyter) is addressed as a Markdown page of the same name.
         page_src = str(pathlib.PurePosixPath(src).with_suffix(".md"))
         file = File(page_src, str(docs), "", use_directory_urls=config.get("use_directory_urls", True))
-        return Article(section, title, src, file.url, file.dest_uri)
+        return Article(section, title, src, file.url, file.dest_uri, nested)
 
     articles: list[Article] = []
     back: list[Article] = []
@@ -125,6 +131,9 @@ def printed_articles(config_path: pathlib.Path = ROOT / "mkdocs.yml") -> list[Ar
             for entry in value:
                 (title, src), = entry.items()
                 articles.append(article(name, title, src))
+                if src == "derivations/index.md":
+                    articles += [article(name, derivation.title, page_markers._derivation_src(identifier), True)
+                                 for identifier, derivation in page_markers.REGISTRY.items()]
         elif value in BACK_MATTER:
             back.append(article("", name, value))
     return articles + back
@@ -149,6 +158,9 @@ def _print_article(soup: BeautifulSoup, page: Article, keys: dict[str, str], cit
         comment.extract()
     for details in article.find_all("details"):
         details["open"] = ""
+    if page.nested:
+        for heading in article.find_all(["h1", "h2", "h3", "h4", "h5"]):
+            heading.name = f"h{int(heading.name[1]) + 1}"
     # Ids inside SVGs are the figures' own (clip paths), referenced by url(#...) in the SVG.
     ids = set()
     for tag in article.find_all(id=True):
@@ -171,7 +183,8 @@ def _print_article(soup: BeautifulSoup, page: Article, keys: dict[str, str], cit
             link["href"] = f"#{key}--{fragment}"
         else:
             link["href"] = f"#{key}"
-    return f'<section class="posenc-print-article" id="{page.key}">{article.decode_contents()}</section>'
+    kind = "posenc-print-nested" if page.nested else "posenc-print-article"
+    return f'<section class="{kind}" id="{page.key}">{article.decode_contents()}</section>'
 
 
 def _stylesheets(soup: BeautifulSoup, page: Article) -> list[str]:
@@ -190,7 +203,7 @@ def _cover(release: dict, built: datetime.date, cited_root: str) -> str:
         f"<p>Version {html.escape(release['version'])}, released {date.day} {date:%B} {date.year}. "
         f"This PDF was built on {built.day} {built:%B} {built.year} from the same sources as the site.</p>"
         f'<p>Address to cite: <a href="{cited_root}">{cited_root}</a>. Each derivation is cited by its '
-        f"anchor, <code>{cited_root}derivations/#ID</code>; the "
+        f"page, <code>{cited_root}derivations/ID/</code>; the "
         f'<a href="{cited_root}cite/">Cite this site</a> page there has BibTeX for the site, '
         "each article and each derivation.</p>"
         "</section>"
@@ -203,6 +216,8 @@ def _contents(articles: list[Article], pages: dict[str, int]) -> str:
     lines = ['<section class="posenc-print-contents" id="contents"><h1>Contents</h1><ol>']
     section = None
     for page in articles:
+        if page.nested:
+            continue
         if page.section != section:
             section = page.section
             # The back matter has no section name: a blank line sets it apart from the last one.

@@ -3,7 +3,7 @@
 Each entry is a proof function decorated with :func:`posenc.registry.derivation` (its
 stable ID, displayed statement and reader-facing steps) followed by its numeric check
 decorated with :func:`posenc.registry.numeric_check`. IDs never change: pages and readers'
-citations link to ``/derivations/#<id>``.
+citations link to ``/derivations/<id>/``.
 """
 
 from __future__ import annotations

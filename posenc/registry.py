@@ -5,7 +5,7 @@ that the pages show (the site reads it from here, so the text and the proof cann
 apart), ``prove`` checks the statement symbolically with SymPy, and ``check`` evaluates the
 same statement with the NumPy functions of :mod:`posenc` at random points.
 
-IDs are part of the site's public URLs (``/derivations/#<id>``): never rename or reuse one.
+IDs are part of the site's public URLs (``/derivations/<id>/``): never rename or reuse one.
 Entries are declared in :mod:`posenc.derivations`; run them with ``python -m posenc.verify``.
 """
 

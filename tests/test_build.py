@@ -254,6 +254,8 @@ def write_small_site(target: pathlib.Path) -> None:
         "The kernel at offset 6 and width 8 is {{ calc .4f: posenc.kernel(6, 8) }}, as {{ ref: kernel }} proves.")))
     (target / "docs" / "extra.md").write_text(PAGE.format(title="Extra", body="The wavelengths are "
                                                            "{{ calc .2f: posenc.wavelengths(8) }}."))
+    # The Derivations page links the Cite page.
+    (target / "docs" / "cite.md").write_text(PAGE.format(title="Cite", body="## One derivation\n\nBy its page."))
 
 
 @pytest.fixture(scope="module")

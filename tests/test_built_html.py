@@ -201,23 +201,21 @@ def test_404_page_offers_search_and_the_main_pages(parsed_pages, site_dir):
     assert 'class="md-search__input"' in (site_dir / "404.html").read_text(encoding="utf-8")
 
 
-def test_each_derivation_shows_its_statement_and_folds_its_proof(site_dir):
-    """A derivation's statement, scope and assumptions are open; its numbered proof steps sit in a
-    closed block named by their count, so the long page does not style and lay out every proof."""
+def test_each_derivation_has_its_own_page_and_an_anchored_row_in_the_index(site_dir):
+    """``derivations/ID/`` shows the statement, then every numbered proof step, then the SymPy code
+    that proves it; the index's row for the ID carries the anchor ``#ID`` and links to that page."""
     import posenc.derivations  # noqa: F401  (registers every derivation)
     from posenc.registry import REGISTRY
 
-    page = (site_dir / "derivations" / "index.html").read_text(encoding="utf-8")
-    sections = re.split(r'<h2 id="', page)
-    by_id = {section.split('"', 1)[0]: section for section in sections[1:]}
+    index = (site_dir / "derivations" / "index.html").read_text(encoding="utf-8")
     for entry in REGISTRY.values():
-        section = by_id[entry.id]
-        assert section.index('class="posenc-math"') < section.index("<details"), entry.id  # statement first
-        count = len(entry.steps)
-        proof = re.search(r'<details class="abstract">\s*<summary>Proof in (\d+) steps?</summary>(.*?)</details>',
-                          section, re.S)
-        assert proof, f"{entry.id}: no closed 'Proof in ... steps' block"
-        assert int(proof[1]) == count and proof[2].count("<li>") == count, entry.id
+        assert f'<a href="{entry.id}/" id="{entry.id}">' in index, entry.id
+        page = (site_dir / "derivations" / entry.id / "index.html").read_text(encoding="utf-8")
+        article = page[page.index("<article"):page.index("</article>")]
+        positions = [article.find(mark) for mark in ('class="posenc-math', 'id="proof"', 'id="source"', 'id="cite"')]
+        assert -1 < positions[0] < positions[1] < positions[2] < positions[3], (entry.id, positions)
+        steps = re.search(r'<h2 id="proof">Proof in (\d+) steps?.*?<ol>(.*?)</ol>', article, re.S)
+        assert steps and int(steps[1]) == len(entry.steps) == steps[2].count("<li>"), entry.id
 
 
 EMPTY_LINK = re.compile(r"<a\s(?![^>]*\baria-label=)[^>]*\bhref=[^>]*>\s*</a>")

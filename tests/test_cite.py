@@ -133,12 +133,12 @@ def test_record_urls_name_a_numbered_release_never_dev_or_latest():
     }
     for site_url, root in cases.items():
         out = cite_markdown(
-            "{{ cite: site }}\n{{ cite: articles }}\n{{ bibtex: kernel }}\n{{ url: derivations/#kernel }}", site_url
+            "{{ cite: site }}\n{{ cite: articles }}\n{{ bibtex: kernel }}\n{{ url: derivations/kernel/ }}", site_url
         )
         urls = re.findall(r"^  url\s*=\s*\{([^}]*)\}", out, re.M) + re.findall(r"\\url\{([^}]*)\}", out)
         assert urls and all(url.startswith(root) for url in urls), (site_url, urls)
-        assert f"`{root}derivations/#kernel`" in out
-        assert f"{root}rope/" in urls and f"{root}derivations/#kernel" in urls
+        assert f"`{root}derivations/kernel/`" in out
+        assert f"{root}rope/" in urls and f"{root}derivations/kernel/" in urls
 
 
 def test_the_cite_page_writes_no_record_or_release_by_hand():

@@ -453,13 +453,12 @@ def test_every_scope_is_shown_beside_its_equation(derivation_id: str) -> None:
     assert f'<span class="posenc-scope">{label}</span>' in shown.split("Proved as", 1)[1]
 
 
-def test_every_scope_is_shown_on_the_derivations_page(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_scope_is_shown_in_the_index_and_on_the_derivations_page(monkeypatch: pytest.MonkeyPatch) -> None:
     hook = _site_hook()
     monkeypatch.setattr(hook, "_verify_report", lambda: {i: {"status": "proved", "seconds": 0.1} for i in REGISTRY})
-    page = hook._derivations_page("derivations/index.md", "https://example.org/")
-    index, *entries = page.split("\n## ")  # the page opens with the index table
+    index = hook._derivations_page("derivations/index.md", "https://example.org/")
     for entry in REGISTRY.values():
         row = next(line for line in index.splitlines() if line.startswith(f"| [`{entry.id}`]"))
         assert row.rstrip(" |").endswith(entry.scope_label), row
-        section = next(part for part in entries if f"{{ #{entry.id} }}" in part.splitlines()[0])
-        assert "**Scope:** " in section and entry.scope_label in section.split("**Scope:** ", 1)[1].split("\n", 1)[0]
+        page = hook._derivation_page(entry.id, "https://example.org/")
+        assert "**Scope:** " in page and entry.scope_label in page.split("**Scope:** ", 1)[1].split("\n", 1)[0]

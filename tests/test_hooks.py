@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import pathlib
 import re
@@ -48,11 +49,42 @@ def expand(markdown: str, src: str = "guide.md") -> str:
     return markers_hook.on_page_markdown(markdown, fake_page(src), {"site_url": "https://example.org/"}, None)
 
 
-def test_ref_links_the_derivation_anchor_relative_to_the_page():
+def test_ref_links_the_derivation_page_relative_to_the_page():
     assert expand("see {{ ref: kernel }}", "deep/page.md") == (
-        'see [`kernel`](../derivations/index.md#kernel "The dot product of two position vectors depends only '
+        'see [`kernel`](../derivations/kernel.md "The dot product of two position vectors depends only '
         'on their offset")'
     )
+
+
+def test_each_derivation_page_holds_its_statement_proof_source_and_record():
+    from posenc.registry import REGISTRY
+
+    ids = list(REGISTRY)
+    for position, identifier in enumerate(ids):
+        entry = REGISTRY[identifier]
+        page = markers_hook._derivation_page(identifier, "https://example.org/")
+        front, body = page.split("\n---\n", 1)
+        assert yaml.safe_load(front.removeprefix("---\n"))["title"] == entry.title
+        assert f"\n# {entry.title}\n" in body and f"$$\n{entry.statement}\n$$" in body
+        assert all(f"{n}. {step}\n" in body for n, step in enumerate(entry.steps, 1)), identifier
+        assert inspect.getsource(entry.prove) in body
+        assert entry.check is None or inspect.getsource(entry.check) in body
+        assert f"derivations/{identifier}/}}" in body and f"@misc{{posenc-{identifier}," in body
+        # Previous and next in registry order, so a reader can page through them.
+        neighbours = {ids[at] for at in (position - 1, position + 1) if 0 <= at < len(ids)}
+        assert set(re.findall(r"\]\(([a-z0-9-]+)\.md\)", body)) == neighbours, identifier
+
+
+def test_a_derivation_id_that_would_take_a_pages_address_stops_the_build(tmp_path, monkeypatch):
+    from posenc.registry import REGISTRY
+
+    (tmp_path / "derivations").mkdir()
+    (tmp_path / "derivations" / "kernel.md").write_text("# A page of its own\n")
+    monkeypatch.setattr(markers_hook, "DOCS", tmp_path)
+    with pytest.raises(PluginError, match="derivation ID 'kernel' would be served at the address of "
+                                          "docs/derivations/kernel.md"):
+        markers_hook._derivation_files({"site_url": "https://example.org/", "docs_dir": str(tmp_path)})
+    assert "kernel" in REGISTRY
 
 
 def test_eq_shows_the_registry_statement():
@@ -60,7 +92,7 @@ def test_eq_shows_the_registry_statement():
 
     out = expand("{{ eq: distance }}")
     assert REGISTRY["distance"].statement in out
-    assert "derivations/index.md#distance" in out
+    assert "derivations/distance.md" in out
 
 
 def test_calc_formats_scalars_and_arrays():
@@ -230,17 +262,18 @@ def test_calc_errors_name_the_page_and_the_marker(marker, words):
         expand(f"The value is {marker}.")
 
 
-def test_the_derivations_page_holds_nothing_measured_at_build_time(tmp_path, monkeypatch):
+def test_the_derivation_pages_hold_nothing_measured_at_build_time(tmp_path, monkeypatch):
     from posenc.registry import REGISTRY
 
     pages = []
-    for seconds in (0.12, 3.45):
+    for seconds in (0.123457, 3.45):
         report = tmp_path / f"verify-{seconds}.json"
         report.write_text(json.dumps({i: {"status": "proved", "seconds": seconds} for i in REGISTRY}))
         monkeypatch.setattr(markers_hook, "VERIFY_REPORT", report)
-        pages.append(markers_hook._derivations_page("derivations/index.md", "https://example.org/"))
+        pages.append(markers_hook._derivations_page("derivations/index.md", "https://example.org/")
+                     + "".join(markers_hook._derivation_page(i, "https://example.org/") for i in REGISTRY))
     assert pages[0] == pages[1]
-    assert "0.12" not in pages[0]
+    assert "0.123" not in pages[0]
 
 
 def test_a_missing_node_is_named_with_how_to_install_it_before_building(monkeypatch):

@@ -156,8 +156,8 @@ def _page_sources(path: str) -> list[str]:
     name = path.strip("/")
     if name.startswith("figures/"):
         return [f"figures_src/{name.removeprefix('figures/')}.py"]
-    if name == "derivations/source":
-        return ["posenc/derivations.py"]
+    if name.startswith("derivations/"):
+        return ["posenc/derivations.py"]  # a derivation's page is generated from the registry
     candidates = [f"docs/{name}.md", f"docs/{name}.ipynb", f"docs/{name}/index.md"] if name else ["docs/index.md"]
     own = [candidate for candidate in candidates if (ROOT / candidate).is_file()]
     assert len(own) == 1, (path, own)
@@ -186,15 +186,12 @@ def test_every_page_says_when_its_sources_last_changed(site_dir, site_paths):
             assert line.startswith("Built ") and named in line and ("not yet committed" in line or shallow), path
 
 
-def test_every_derivation_has_its_bibtex_in_a_collapsible_block_with_a_copy_button(site_dir):
-    text = (site_dir / "derivations" / "index.html").read_text(encoding="utf-8")
+def test_every_derivation_page_ends_with_its_bibtex_under_a_copy_button(site_dir):
     assert "content.code.copy" in CONFIG["theme"]["features"], "Material adds the copy button to code blocks"
-    sections = re.split(r'(?=<h2 id=")', text)
-    by_id = {re.match(r'<h2 id="([^"]+)"', section)[1]: section for section in sections if section.startswith("<h2")}
     for identifier, entry in REGISTRY.items():
-        section = by_id[identifier]
-        block = re.search(r"<details[^>]*>\s*<summary>Cite this derivation</summary>(.*?)</details>", section, re.S)
-        assert block, f"{identifier}: no collapsible 'Cite this derivation' block"
+        text = (site_dir / "derivations" / identifier / "index.html").read_text(encoding="utf-8")
+        block = re.search(r'<h2 id="cite">Cite this derivation.*?</h2>(.*?)</article>', text, re.S)
+        assert block, f"{identifier}: no 'Cite this derivation' section"
         parser = _HeadAndCode(block[1])
         assert "no-copy" not in block[1]
         assert len(parser.codes) == 1, identifier

@@ -144,8 +144,21 @@ def test_internal_links_land_inside_the_pdf(reader, destinations):
 
 
 def test_derivation_links_land_on_the_derivations_pages(reader, destinations):
-    """A link such as {{ ref: kernel }} goes to the derivation's own entry, within the Derivations article."""
+    """Each derivation's page is printed after the Derivations index, before the References; a link
+    such as {{ ref: kernel }} lands on it, and the index's anchors (#kernel) stay destinations too."""
+    import posenc.derivations  # noqa: F401  (registers every derivation)
+    from posenc.registry import REGISTRY
+
     first, last = destinations["derivations"], destinations["references"]
-    targets = [name for name in destinations if name.startswith("derivations--")]
-    assert "derivations--kernel" in targets
-    assert all(first <= destinations[name] < last for name in targets)
+    pages = [f"derivations-{identifier}" for identifier in REGISTRY]
+    rows = [f"derivations--{identifier}" for identifier in REGISTRY]
+    assert all(first <= destinations[name] < last for name in pages + rows)
+    assert [destinations[name] for name in pages] == sorted(destinations[name] for name in pages)
+    linked = set()
+    for page in reader.pages:
+        for annotation in page.get("/Annots", []) or []:
+            annotation = annotation.get_object()
+            target = annotation.get("/Dest", annotation.get("/A", {}).get("/D"))
+            if target is not None:
+                linked.add(str(target).removeprefix("/"))
+    assert "derivations-kernel" in linked and "derivations-rope-relative" in linked

@@ -155,10 +155,17 @@ def test_the_explainer_shows_each_step_once(browser, base_url):
     assert len(steps[False]["shown"]) == steps[False]["static"], steps[False]
 
 
-def test_generated_source_pages_are_not_search_results(site_dir):
-    """Search finds articles, not the raw source dumps of the figure and derivation pages."""
+def test_generated_source_is_not_a_search_result(site_dir):
+    """Search finds articles and derivations, not the raw source on the figure pages and on each
+    derivation's page."""
+    import posenc.derivations  # noqa: F401  (registers every derivation)
+    from posenc.registry import REGISTRY
+
     index = json.loads((site_dir / "search" / "search_index.json").read_text())
     locations = [entry["location"] for entry in index["docs"]]
-    assert any(location.startswith("derivations/") for location in locations)
-    dumps = [loc for loc in locations if loc.startswith(("figures/", "derivations/source/"))]
+    assert {f"derivations/{identifier}/" for identifier in REGISTRY} <= set(locations)
+    dumps = [loc for loc in locations if loc.startswith("figures/") or loc.endswith("#source")]
     assert not dumps, dumps
+    code = [f"def {function.__name__}(" for entry in REGISTRY.values() for function in (entry.prove, entry.check)
+            if function is not None]
+    assert not [entry["location"] for entry in index["docs"] if any(line in entry["text"] for line in code)]

@@ -33,6 +33,7 @@ import tempfile
 from importlib import metadata
 from typing import NamedTuple
 
+import api_source
 import numpy as np
 import page_markers
 from mkdocs.utils import get_build_datetime
@@ -242,6 +243,9 @@ def page_sources(page) -> tuple[str, ...]:
     registry = "posenc/derivations.py"  # the statements, proofs and sources of the derivation pages
     if src == "derivations/source.md":
         return (registry,)
+    shown = api_source.source_pages().get(src)  # an API source page shows one module's file
+    if shown:
+        return (shown,)
     own = "docs/" + src
     return (own, registry) if src == "derivations/index.md" else (own,)
 

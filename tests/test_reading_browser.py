@@ -156,9 +156,9 @@ def test_the_explainer_shows_each_step_once(browser, base_url):
 
 
 def test_generated_source_pages_are_not_search_results(site_dir):
-    """Search finds articles, not the raw source dumps of the figure and derivation pages."""
+    """Search finds articles, not the raw source dumps of the figure, derivation and API source pages."""
     index = json.loads((site_dir / "search" / "search_index.json").read_text())
     locations = [entry["location"] for entry in index["docs"]]
     assert any(location.startswith("derivations/") for location in locations)
-    dumps = [loc for loc in locations if loc.startswith(("figures/", "derivations/source/"))]
+    dumps = [loc for loc in locations if loc.startswith(("figures/", "derivations/source/", "api/source/"))]
     assert not dumps, dumps

@@ -28,8 +28,9 @@ API_PAGE = "api.md"
 SOURCE_FOLDER = "api/source"
 DOCUMENTED_MODULE = re.compile(r"^:::[ \t]+(posenc\.\w+)[ \t]*$", re.M)
 # An object's heading as mkdocstrings writes it: its id is the object's dotted path.
-OBJECT_HEADING = re.compile(r'<h(?P<level>[1-6]) id="(?P<path>posenc\.[\w.]+)" class="doc doc-heading".*?</h(?P=level)>',
-                            re.S)
+OBJECT_HEADING = re.compile(
+    r'<h(?P<level>[1-6]) id="(?P<path>posenc\.[\w.]+)" class="doc doc-heading".*?</h(?P=level)>', re.S
+)
 # Line N of a source page's listing has the id f"{LINE_ANCHORS}-0-{N}" (pymdownx.highlight adds the
 # listing's number, 0). The line numbers themselves are not links: a page of a few hundred lines
 # would otherwise put a few hundred tab stops between a keyboard reader and the footer.
@@ -92,7 +93,7 @@ def _definition_lines(path: str) -> tuple[str, int, int]:
         defined_in = inspect.getsourcefile(obj)
         lines, first = inspect.getsourcelines(obj)
     except TypeError as error:
-        raise PluginError(f"{API_PAGE}: no source lines for {path} ({error}); link it by hand or leave it out") from error
+        raise PluginError(f"{API_PAGE}: inspect finds no source lines for {path}: {error}") from error
     if pathlib.Path(defined_in).resolve() != ROOT / _module_file(module_name):
         raise PluginError(f"{API_PAGE}: {path} is defined in {defined_in}, not in its module's file")
     return module_name, first, first + len(lines) - 1
@@ -104,7 +105,7 @@ def _with_source_links(page_html: str, page_url: str, files) -> str:
         module_name, first, last = _definition_lines(match["path"])
         page_file = files.get_file_from_path(f"{SOURCE_FOLDER}/{module_name.rsplit('.', 1)[1]}.md")
         if page_file is None:
-            raise PluginError(f"{API_PAGE}: {match['path']} has no source page ({module_name} is not documented there)")
+            raise PluginError(f"{API_PAGE}: {match['path']} has no source page (no `::: {module_name}` line)")
         href = html.escape(f"{get_relative_url(page_file.url, page_url)}#{line_anchor(first)}")
         return (f'{match[0]}\n<p class="posenc-source-link"><a href="{href}">Source: '
                 f"<code>{_module_file(module_name)}</code>, lines {first}–{last}</a></p>")

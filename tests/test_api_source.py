@@ -12,8 +12,8 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LINE_ANCHOR = re.compile(r'<a id="line-0-(\d+)" name="line-0-\1"></a>')
 HEADING = re.compile(r'<h([1-6]) id="(posenc\.[\w.]+)" class="doc doc-heading".*?</h\1>\s*', re.S)
-SOURCE_LINK = re.compile(r'<p class="posenc-source-link"><a href="(?P<href>[^"]+)">Source: <code>(?P<file>[^<]+)</code>, '
-                         r"lines (?P<first>\d+)–(?P<last>\d+)</a></p>")
+SOURCE_LINK = re.compile(r'<p class="posenc-source-link"><a href="(?P<href>[^"]+)">'
+                         r"Source: <code>(?P<file>[^<]+)</code>, lines (?P<first>\d+)–(?P<last>\d+)</a></p>")
 
 
 def _documented_modules() -> list[str]:
@@ -25,7 +25,8 @@ def _listing_lines(page: str) -> dict[int, str]:
     (code,) = re.findall(r'<td class="code">.*?<code>(.*?)</code>', page, re.S)
     pieces = LINE_ANCHOR.split(code)
     assert pieces[0] == "", "text before the first line's anchor"
-    return {int(number): html.unescape(re.sub(r"<[^>]+>", "", text)) for number, text in zip(pieces[1::2], pieces[2::2])}
+    numbers, texts = pieces[1::2], pieces[2::2]
+    return {int(n): html.unescape(re.sub(r"<[^>]+>", "", text)) for n, text in zip(numbers, texts, strict=True)}
 
 
 def _definition(path: str) -> tuple[str, int, int]:

@@ -33,6 +33,7 @@ import tempfile
 from importlib import metadata
 from typing import NamedTuple
 
+import api_source
 import numpy as np
 import page_markers
 from mkdocs.utils import get_build_datetime
@@ -239,6 +240,9 @@ def page_sources(page) -> tuple[str, ...]:
     figures = page_markers._figures_in_docs()
     if src.startswith(figures + "/"):
         return (page_markers._figure_meta(src.removeprefix(figures + "/").removesuffix(".md")).script,)
+    shown = api_source.source_pages().get(src)  # an API source page shows one module's file
+    if shown:
+        return (shown,)
     registry = "posenc/derivations.py"  # the statements, proofs and sources of the derivation pages
     own = "docs/" + src
     if src == "derivations/index.md":

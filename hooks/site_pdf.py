@@ -21,7 +21,7 @@ Links between printed pages become links inside the PDF (every id is prefixed wi
 page's key, so ids repeated across pages stay distinct); links to pages that are not printed
 point at the cited release's address. Scripts are left out: the interactive explainer shows
 the stand-ins it has without JavaScript. Collapsed notes are printed open. Source code is left out
-(the API page's "Source code" listings, each derivation's SymPy source): it is in the repository.
+(each derivation's SymPy source, the API page's links to its source pages): it is in the repository.
 """
 
 from __future__ import annotations
@@ -55,10 +55,10 @@ PRINT_ORIGIN = "http://print.invalid"
 PRINT_PATH = "/posenc-print.html"
 PAGE_WIDTH_MM, PAGE_HEIGHT_MM = 210, 297  # A4
 MARGIN_MM = {"top": 16, "bottom": 18, "left": 16, "right": 16}
-# Removed from every printed article: permalink symbols, buttons, the API's source listings and
-# the SymPy source on each derivation's page.
+# Removed from every printed article: permalink symbols, buttons, the API's links to its source
+# pages (which are not printed) and the SymPy source on each derivation's page.
 DROPPED = ("a.headerlink, a.anchor-link, a.posenc-figure__enlarge, a.md-content__button, "
-           f"details.mkdocstrings-source, .{page_markers.SOURCE_CLASS}, script")
+           f".posenc-source-link, .{page_markers.SOURCE_CLASS}, script")
 
 PRINT_CSS = f"""
 @page {{ size: A4; margin: {MARGIN_MM['top']}mm {MARGIN_MM['right']}mm {MARGIN_MM['bottom']}mm {MARGIN_MM['left']}mm; }}

@@ -158,6 +158,8 @@ def _page_sources(path: str) -> list[str]:
         return [f"figures_src/{name.removeprefix('figures/')}.py"]
     if name.startswith("derivations/"):
         return ["posenc/derivations.py"]  # a derivation's page is generated from the registry
+    if name.startswith("api/source/"):
+        return [f"posenc/{name.removeprefix('api/source/')}.py"]
     candidates = [f"docs/{name}.md", f"docs/{name}.ipynb", f"docs/{name}/index.md"] if name else ["docs/index.md"]
     own = [candidate for candidate in candidates if (ROOT / candidate).is_file()]
     assert len(own) == 1, (path, own)

@@ -156,15 +156,15 @@ def test_the_explainer_shows_each_step_once(browser, base_url):
 
 
 def test_generated_source_is_not_a_search_result(site_dir):
-    """Search finds articles and derivations, not the raw source on the figure pages and on each
-    derivation's page."""
+    """Search finds articles and derivations, not the raw source on the figure pages, the API's
+    source pages and each derivation's page."""
     import posenc.derivations  # noqa: F401  (registers every derivation)
     from posenc.registry import REGISTRY
 
     index = json.loads((site_dir / "search" / "search_index.json").read_text())
     locations = [entry["location"] for entry in index["docs"]]
     assert {f"derivations/{identifier}/" for identifier in REGISTRY} <= set(locations)
-    dumps = [loc for loc in locations if loc.startswith("figures/") or loc.endswith("#source")]
+    dumps = [loc for loc in locations if loc.startswith(("figures/", "api/source/")) or loc.endswith("#source")]
     assert not dumps, dumps
     code = [f"def {function.__name__}(" for entry in REGISTRY.values() for function in (entry.prove, entry.check)
             if function is not None]

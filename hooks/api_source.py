@@ -1,0 +1,132 @@
+"""MkDocs hook of the posenc site: the API reference's source pages, and its links to them.
+
+The API reference (``docs/api.md``) shows no source listings: mkdocstrings would give each class
+its whole source and then each of its methods its own source again, highlighted token by token,
+which was most of the page's weight on a phone. Instead each module the page documents (each
+``::: posenc.NAME`` line) gets one generated page, ``api/source/NAME/``, holding the module's file
+highlighted once with an anchor on every line, and the heading of each object the page documents
+is followed by a link to the lines of its definition there, found by ``inspect.getsourcelines``
+in the imported module.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import inspect
+import json
+import pathlib
+import re
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
+from pymdownx.highlight import Highlight
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+API_PAGE = "api.md"
+SOURCE_FOLDER = "api/source"
+DOCUMENTED_MODULE = re.compile(r"^:::[ \t]+(posenc\.\w+)[ \t]*$", re.M)
+# An object's heading as mkdocstrings writes it: its id is the object's dotted path.
+OBJECT_HEADING = re.compile(
+    r'<h(?P<level>[1-6]) id="(?P<path>posenc\.[\w.]+)" class="doc doc-heading".*?</h(?P=level)>', re.S
+)
+# Line N of a source page's listing has the id f"{LINE_ANCHORS}-0-{N}" (pymdownx.highlight adds the
+# listing's number, 0). The line numbers themselves are not links: a page of a few hundred lines
+# would otherwise put a few hundred tab stops between a keyboard reader and the footer.
+LINE_ANCHORS = "line"
+
+
+def line_anchor(line: int) -> str:
+    return f"{LINE_ANCHORS}-0-{line}"
+
+
+def documented_modules() -> list[str]:
+    """The modules the API page documents, in its order (none in a site without an API page)."""
+    page = ROOT / "docs" / API_PAGE
+    return DOCUMENTED_MODULE.findall(page.read_text(encoding="utf-8")) if page.is_file() else []
+
+
+def _module_file(module_name: str) -> str:
+    """The repository path of a module's file, such as ``posenc/encodings.py``."""
+    return pathlib.Path(importlib.import_module(module_name).__file__).resolve().relative_to(ROOT).as_posix()
+
+
+def source_pages() -> dict[str, str]:
+    """{docs path of each source page: the repository file it shows}."""
+    return {f"{SOURCE_FOLDER}/{name.rsplit('.', 1)[1]}.md": _module_file(name) for name in documented_modules()}
+
+
+# Where a source page's listing goes: it is put in the page's HTML (on_page_content), not in its
+# Markdown, where page markers in the code (a format string's braces) would be read as markers.
+LISTING_PLACEHOLDER = "<div data-posenc-source-listing></div>"
+
+
+def _listing(source_file: str) -> str:
+    code = (ROOT / source_file).read_text(encoding="utf-8")
+    # stripnl=False keeps blank lines at the file's ends, so the listing is the whole file, line for line.
+    return Highlight(None, linenums=True, line_anchors=LINE_ANCHORS, stripnl=False).highlight(code, "python")
+
+
+def _source_page(source_file: str) -> str:
+    title = f"Source of {source_file}"
+    description = (f"The file {source_file} that the site was built from, with numbered lines: "
+                   "the API reference links each object it documents to the lines of its definition here.")
+    return (
+        f"---\ntitle: {json.dumps(title)}\ndescription: {json.dumps(description)}\n"
+        "search:\n  exclude: true\n---\n\n"
+        f"# Source of `{source_file}`\n\n"
+        f"The whole file, as this build of the site read it. The [API reference](../../{API_PAGE}) "
+        "documents its objects.\n\n"
+        f"{LISTING_PLACEHOLDER}\n"
+    )
+
+
+def _definition_lines(path: str) -> tuple[str, int, int]:
+    """(module, first line, last line) of the definition of the object with dotted path ``path``."""
+    module_name = ".".join(path.split(".")[:2])  # posenc's modules are one level deep
+    obj = importlib.import_module(module_name)
+    for name in path.split(".")[2:]:
+        obj = getattr(obj, name)
+    # A property's lines are its getter's; a decorated function's (a context manager) are the wrapped one's.
+    obj = inspect.unwrap(obj.fget if isinstance(obj, property) else obj)
+    try:
+        defined_in = inspect.getsourcefile(obj)
+        lines, first = inspect.getsourcelines(obj)
+    except TypeError as error:
+        raise PluginError(f"{API_PAGE}: inspect finds no source lines for {path}: {error}") from error
+    if pathlib.Path(defined_in).resolve() != ROOT / _module_file(module_name):
+        raise PluginError(f"{API_PAGE}: {path} is defined in {defined_in}, not in its module's file")
+    return module_name, first, first + len(lines) - 1
+
+
+def _with_source_links(page_html: str, page_url: str, files) -> str:
+    """The API page's HTML with a link after each object's heading to its lines on its module's source page."""
+    def linked(match: re.Match) -> str:
+        module_name, first, last = _definition_lines(match["path"])
+        page_file = files.get_file_from_path(f"{SOURCE_FOLDER}/{module_name.rsplit('.', 1)[1]}.md")
+        if page_file is None:
+            raise PluginError(f"{API_PAGE}: {match['path']} has no source page (no `::: {module_name}` line)")
+        href = html.escape(f"{get_relative_url(page_file.url, page_url)}#{line_anchor(first)}")
+        return (f'{match[0]}\n<p class="posenc-source-link"><a href="{href}">Source: '
+                f"<code>{_module_file(module_name)}</code>, lines {first}–{last}</a></p>")
+
+    return OBJECT_HEADING.sub(linked, page_html)
+
+
+def on_files(files, config):
+    for src, source_file in source_pages().items():
+        files.append(File.generated(config, src, content=_source_page(source_file)))
+    return files
+
+
+def on_page_content(html_content, page, config, files):
+    src = page.file.src_uri
+    if src == API_PAGE:
+        return _with_source_links(html_content, page.url, files)
+    shown = source_pages().get(src)
+    if shown:
+        if html_content.count(LISTING_PLACEHOLDER) != 1:
+            raise PluginError(f"{src}: the page must hold its listing's placeholder once")
+        return html_content.replace(LISTING_PLACEHOLDER, _listing(shown))
+    return html_content

@@ -345,17 +345,17 @@ def _release_text() -> str:
 
 
 def _derivations_page(page_src: str, site_url: str) -> str:
-    """The Derivations index: one row per ID, whose ID cell carries the anchor ``#ID`` and links to
-    the derivation's own page, so that ``derivations/#ID`` leads to it too."""
+    """The Derivations index: one item per ID, whose ID link carries the anchor ``#ID`` and leads to
+    the derivation's own page, so that ``derivations/#ID`` leads there too. A list rather than a
+    table: on a phone a table's narrow ID column broke the IDs in the middle."""
     _verify_report()  # refuses a missing, stale or failing report before the index claims "proved"
-    index = ["| ID | What it states | Status |", "| --- | --- | --- |"]
+    items = []
     for entry in REGISTRY.values():
-        # A bare | would end the table cell.
-        title, summary = (text.replace("|", "\\|") for text in (entry.title, entry.summary))
         status = f"proved {entry.scope_label}" if entry.scope == GENERAL else entry.scope_label
         page = _relative(page_src, _derivation_src(entry.id))
-        index.append(f"| [`{entry.id}`]({page}){{ #{entry.id} }} | **{title}.** {summary} | {status} |")
-    return "\n".join(index) + "\n"
+        items.append(f"- [`{entry.id}`]({page}){{ #{entry.id} }} **{entry.title}.** {entry.summary} "
+                     f"*Scope: {status}.*")
+    return '<div class="posenc-derivation-index" markdown>\n\n' + "\n".join(items) + "\n\n</div>\n"
 
 
 # The class of a derivation page's SymPy source: its heading and the block under it.

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
+import posenc.derivations  # noqa: F401 - registers every derivation in REGISTRY
 import pytest
 from conftest import new_context
+from posenc.registry import REGISTRY
 
 
 pytestmark = pytest.mark.browser
@@ -198,6 +200,21 @@ def test_one_click_copies_a_derivations_bibtex(browser, base_url):
         assert not visit.errors
     finally:
         context.close()
+
+
+def test_an_index_anchor_marks_its_derivation_and_leads_to_its_page(context, base_url):
+    """derivations/#ID, the index's anchor for an ID, lands on that ID's item, marked apart from the
+    others, whose link opens the derivation's own page."""
+    page, _, visit = open_page(context, base_url + "/derivations/#rope-relative")
+    backgrounds = page.locator(".posenc-derivation-index li").evaluate_all(
+        "items => items.map(item => [item.querySelector(':scope > a').id, getComputedStyle(item).backgroundColor])")
+    marked = [identifier for identifier, colour in backgrounds if colour != "rgba(0, 0, 0, 0)"]
+    assert marked == ["rope-relative"], marked
+    page.locator("a#rope-relative").click()
+    page.wait_for_url(base_url + "/derivations/rope-relative/")
+    # Instant navigation changes the address before it swaps the content in: wait for the heading.
+    page.locator("article h1", has_text=REGISTRY["rope-relative"].title).wait_for(timeout=10_000)
+    assert not visit.errors
 
 
 # Every KaTeX face the page's document loaded, once all of it is laid out (skipped blocks drawn,

@@ -11,6 +11,7 @@ in the imported module.
 
 from __future__ import annotations
 
+import ast
 import html
 import importlib
 import inspect
@@ -35,6 +36,7 @@ OBJECT_HEADING = re.compile(
 # listing's number, 0). The line numbers themselves are not links: a page of a few hundred lines
 # would otherwise put a few hundred tab stops between a keyboard reader and the footer.
 LINE_ANCHORS = "line"
+PART_CLASS = "posenc-source-part"
 
 
 def line_anchor(line: int) -> str:
@@ -62,10 +64,34 @@ def source_pages() -> dict[str, str]:
 LISTING_PLACEHOLDER = "<div data-posenc-source-listing></div>"
 
 
+# A listing is cut into parts of about this many lines, each a block of its own, so that the browser
+# can skip the parts a reader has not scrolled near (posenc.css): one block of five hundred
+# highlighted lines was laid out whole before a phone could respond.
+PART_LINES = 40
+
+
+def _parts(code: str) -> list[tuple[int, str]]:
+    """``code`` cut between top-level statements into runs of at least PART_LINES lines, as
+    (first line number, text). A top-level statement starts on a line of its own outside any
+    string, so each part highlights as it does in the whole file."""
+    lines = code.splitlines(keepends=True)
+    starts = sorted({min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+                     for node in ast.parse(code).body})
+    cuts, first = [], 1
+    for start in starts:
+        if start - first >= PART_LINES:
+            cuts.append(start)
+            first = start
+    bounds = [1, *cuts, len(lines) + 1]
+    return [(a, "".join(lines[a - 1:b - 1])) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
 def _listing(source_file: str) -> str:
     code = (ROOT / source_file).read_text(encoding="utf-8")
-    # stripnl=False keeps blank lines at the file's ends, so the listing is the whole file, line for line.
-    return Highlight(None, linenums=True, line_anchors=LINE_ANCHORS, stripnl=False).highlight(code, "python")
+    # stripnl=False keeps blank lines at a part's ends, so the listing is the whole file, line for line.
+    highlighter = Highlight(None, linenums=True, line_anchors=LINE_ANCHORS, stripnl=False)
+    return "\n".join(highlighter.highlight(text, "python", linestart=first, classes=[PART_CLASS])
+                     for first, text in _parts(code))
 
 
 def _source_page(source_file: str) -> str:

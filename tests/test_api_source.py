@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import html
 import importlib
 import inspect
@@ -21,8 +22,8 @@ def _documented_modules() -> list[str]:
 
 
 def _listing_lines(page: str) -> dict[int, str]:
-    """{line number: text} of the one listing on a source page, cut at its line anchors."""
-    (code,) = re.findall(r'<td class="code">.*?<code>(.*?)</code>', page, re.S)
+    """{line number: text} of the listing on a source page (its parts joined), cut at its line anchors."""
+    code = "".join(re.findall(r'<td class="code">.*?<code>(.*?)</code>', page, re.S))
     pieces = LINE_ANCHOR.split(code)
     assert pieces[0] == "", "text before the first line's anchor"
     numbers, texts = pieces[1::2], pieces[2::2]
@@ -59,6 +60,14 @@ def test_each_documented_module_has_a_source_page_with_its_whole_file(site_dir):
         lines = _listing_lines(page)
         assert list(lines) == list(range(1, len(lines) + 1)), name
         assert "".join(lines.values()) == text, f"{name}: the listing is not the module's file"
+        # A long file is listed in parts, each from a top-level statement (a line that starts a
+        # definition, an assignment or a decorator, never inside a string), so each highlights alone.
+        firsts = [int(n) for n in re.findall(
+            r'<div class="posenc-source-part highlight">.*?<a id="line-0-(\d+)"', page, re.S)]
+        assert firsts[0] == 1 and (len(firsts) > 1) == (len(lines) > 2 * 40), (name, firsts)
+        tops = {node.lineno for node in ast.parse(text).body} | {
+            decorator.lineno for node in ast.parse(text).body for decorator in getattr(node, "decorator_list", [])}
+        assert set(firsts[1:]) <= tops, (name, firsts)
 
 
 def test_each_object_links_to_the_lines_of_its_definition(site_dir):

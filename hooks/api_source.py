@@ -150,6 +150,8 @@ def on_page_content(html_content, page, config, files):
     src = page.file.src_uri
     if src == API_PAGE:
         return _with_source_links(html_content, page.url, files)
+    if not src.startswith(SOURCE_FOLDER + "/"):
+        return html_content  # every other page: no need to read the API page's modules
     shown = source_pages().get(src)
     if shown:
         if html_content.count(LISTING_PLACEHOLDER) != 1:

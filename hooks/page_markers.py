@@ -26,7 +26,7 @@ or derivation ID stops the build):
 ``{{ url: PATH }}``
     The address to cite for ``PATH`` (for example ``derivations/kernel/``), in code format.
 ``{{ derivations }}``
-    The index of the derivations: one row per ID, anchored ``#ID``, linking to the ID's page.
+    The index of the derivations: one item per ID, anchored ``#ID``, linking to the ID's page.
 
 Markers are not expanded inside code: fenced blocks, indented code blocks and inline code
 spans show them as written. In prose, a backslash before the braces shows a marker literally:
@@ -412,10 +412,10 @@ def _derivation_page(identifier: str, site_url: str) -> str:
 
 def _derivation_files(config) -> list[File]:
     """The page of each derivation, refused if an ID would take the address of a page in docs/."""
-    taken = [src for src in map(_derivation_src, REGISTRY) if (DOCS / src).exists()]
+    taken = [identifier for identifier in REGISTRY if (DOCS / _derivation_src(identifier)).exists()]
     if taken:
-        raise PluginError(f"derivation ID {taken[0].split('/')[1].removesuffix('.md')!r} would be served at "
-                          f"the address of docs/{taken[0]}")
+        raise PluginError(f"derivation ID {taken[0]!r} would be served at the address of "
+                          f"docs/{_derivation_src(taken[0])}")
     _verify_report()  # the pages say "proved": refuse a missing, stale or failing report
     return [File.generated(config, _derivation_src(identifier),
                            content=_derivation_page(identifier, config["site_url"])) for identifier in REGISTRY]

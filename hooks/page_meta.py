@@ -240,7 +240,8 @@ def page_sources(page) -> tuple[str, ...]:
     figures = page_markers._figures_in_docs()
     if src.startswith(figures + "/"):
         return (page_markers._figure_meta(src.removeprefix(figures + "/").removesuffix(".md")).script,)
-    shown = api_source.source_pages().get(src)  # an API source page shows one module's file
+    # An API source page shows one module's file (only those pages need the API page read).
+    shown = api_source.source_pages().get(src) if src.startswith(api_source.SOURCE_FOLDER + "/") else None
     if shown:
         return (shown,)
     registry = "posenc/derivations.py"  # the statements, proofs and sources of the derivation pages

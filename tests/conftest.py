@@ -5,7 +5,8 @@ Which fixture a new browser test should use (a page load costs far more than a c
 
 * Something to check on every page: register a script with ``site_visits.read_on_every_page``
   at import time and read its result from ``visits[path].reads[name]`` (``visits`` is this
-  scheme's load of every page; the test then runs in both schemes). Already recorded on each
+  scheme's load of every page; the test then runs in both schemes); with ``phone=True`` it is
+  also read in a phone's width, as ``visits[path].phone_reads[name]``. Already recorded on each
   visit: status, transfers with bodies, failed requests, console errors, layout shifts, images,
   KaTeX errors, raw TeX, title, colour scheme and axe-core's violations (every default rule in
   the light scheme, the colour rules in the dark one: see ``site_visits`` below).

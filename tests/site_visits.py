@@ -9,7 +9,9 @@ A few pages are kept loading at once, so one page's idle wait overlaps another's
 A test module that needs something more from every page registers a script with
 ``read_on_every_page(name, script)`` when it is imported (collection imports every module before
 any test runs); each visit then holds the script's result in ``visit.reads[name]``, read after
-the layout shifts and before anything on the page is changed.
+the layout shifts and before anything on the page is changed. With ``phone=True`` the script
+also runs once the page is narrowed to a phone's width, after every other check of the visit,
+and its result is ``visit.phone_reads[name]``.
 """
 
 from __future__ import annotations
@@ -105,16 +107,22 @@ AXE_RUN = """async (coloursOnly) => {
 
 OPEN_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
 
-# Scripts the test modules asked to run on every visit, by name (see read_on_every_page).
+# Scripts the test modules asked to run on every visit, by name (see read_on_every_page), and
+# those of them that run on a phone's width as well.
 EXTRA_READS: dict[str, str] = {}
+PHONE_READS: set[str] = set()
 
 
-def read_on_every_page(name: str, script: str) -> str:
+def read_on_every_page(name: str, script: str, phone: bool = False) -> str:
     """Have every visit run ``script`` (a page.evaluate function) and keep its result as
-    ``visit.reads[name]``; returns the name. Call it at import time, before the first visit."""
+    ``visit.reads[name]``; with ``phone`` run it again at the end of the visit in a phone's width
+    and keep that result as ``visit.phone_reads[name]``. Returns the name. Call it at import time,
+    before the first visit."""
     if EXTRA_READS.get(name, script) != script:
         raise ValueError(f"two different scripts registered as {name!r}")
     EXTRA_READS[name] = script
+    if phone:
+        PHONE_READS.add(name)
     return name
 
 
@@ -134,6 +142,10 @@ AFTER_DRAWING = """async () => {
   const easing = document.getAnimations().filter((a) => a instanceof CSSTransition).map((a) => a.finished);
   await Promise.race([Promise.allSettled(easing), new Promise((done) => setTimeout(done, 1000))]);
 }"""
+
+
+# Two frames: the page's resize handlers have run and the new layout has been drawn.
+NEXT_FRAME = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 def draw_skipped_blocks(page) -> None:
@@ -171,8 +183,10 @@ class PageVisit:
     # default set, or only those judging colours); None when axe-core is not installed.
     axe: list[dict] | None = None
     axe_rules: list[str] | None = None
-    # The results of the scripts registered with read_on_every_page, by name.
+    # The results of the scripts registered with read_on_every_page, by name, in the desktop
+    # window and (those registered with phone=True) in the phone's.
     reads: dict[str, object] = field(default_factory=dict)
+    phone_reads: dict[str, object] = field(default_factory=dict)
 
 
 class _Load:
@@ -247,6 +261,12 @@ def _read(load: _Load, next_load: _Load | None, context, url: str, axe: pathlib.
         page.evaluate(OPEN_DETAILS)  # collapsed blocks are checked too
         found = page.evaluate(AXE_RUN, axe_colours_only)
         visit.axe, visit.axe_rules = found["violations"], found["rules"]
+    if PHONE_READS:
+        # The page as a phone lays it out: the same CSS and the page's own resize handlers a
+        # load at that width gets, on the blocks drawn and (when axe ran) folded blocks open.
+        page.set_viewport_size(PHONE)
+        page.evaluate(NEXT_FRAME)
+        visit.phone_reads = {name: page.evaluate(EXTRA_READS[name]) for name in sorted(PHONE_READS)}
     page.close()
     while visit.layout_shifts[-1] and len(visit.layout_shifts) < LAYOUT_ATTEMPTS:
         visit.layout_shifts.append(_layout_shifts_of_a_fresh_load(context, url))

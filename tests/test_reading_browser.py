@@ -2,9 +2,11 @@
 
 What a reader would take for a broken page: a display equation cut off at the column's edge,
 a page that scrolls sideways, a comma alone at the start of a line after a formula, a heading's
-permalink on a line of its own, a step of the explainer shown twice. One page load per page and
-viewport; everything is measured by one ``page.evaluate`` of ``READING``. On a desktop that load
-is conftest's shared visit of the page (``visits``), which runs ``READING`` for this module.
+permalink on a line of its own, a step of the explainer shown twice. Everything is measured by
+one ``page.evaluate`` of ``READING``, run for this module by conftest's shared visit of each page
+(``visits``): in the desktop window as the page loads, and again at the end of the visit with the
+window narrowed to the phone's width (skipped blocks drawn and folded blocks open, so the phone
+reading covers the proofs too).
 """
 
 from __future__ import annotations
@@ -12,9 +14,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from site_visits import DESKTOP, PHONE, read_on_every_page
+from site_visits import DESKTOP, read_on_every_page
 
-VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
 
 # Measured after the fonts have arrived (the layout they give is the one readers see).
 # A display equation is "wide" when its content overflows its KaTeX box; the element that
@@ -93,35 +94,29 @@ READING = """async () => {
   }
   return result;
 }"""
-READ_ON_EVERY_VISIT = read_on_every_page("reading", READING)
+READ_ON_EVERY_VISIT = read_on_every_page("reading", READING, phone=True)
 
 
-def _read_every_page(browser, base_url, site_paths, scheme, viewport, javascript=True):
-    """{path: READING's result} for every page, one load each in a fresh context."""
-    context = browser.new_context(
-        color_scheme=scheme, viewport=VIEWPORTS[viewport], service_workers="block", java_script_enabled=javascript
-    )
+def _read_the_explainer(browser, base_url, javascript: bool) -> dict:
+    """READING's result for the explainer loaded in a desktop window, with or without scripts."""
+    context = browser.new_context(viewport=DESKTOP, service_workers="block", java_script_enabled=javascript)
     page = context.new_page()
-    results = {}
-    for path in site_paths:
-        page.goto(base_url + path, wait_until="load")
-        results[path] = page.evaluate(READING)
+    page.goto(base_url + "/explainer/", wait_until="load")
+    found = page.evaluate(READING)
     context.close()
-    return results
+    return found
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
-def test_every_page_reads_cleanly(browser, base_url, site_paths, scheme, viewport, visits):
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_every_page_reads_cleanly(site_paths, scheme, viewport, visits):
     """Desktop: no display equation is wider than its column. Phone: the page never scrolls
     sideways, every equation that does not fit shows the scroll cue and code is at least 12 px
     (Lighthouse's legibility audit). Both: punctuation after
     inline math stays on the formula's line, permalinks never wrap onto a line of their own,
     and with JavaScript the explainer shows its panels, not the static figures as well."""
-    if viewport == "desktop":  # the shared visit, made in the desktop window
-        results = {path: visits[path].reads[READ_ON_EVERY_VISIT] for path in site_paths}
-    else:
-        results = _read_every_page(browser, base_url, site_paths, scheme, viewport)
+    reads = {path: visits[path].reads if viewport == "desktop" else visits[path].phone_reads for path in site_paths}
+    results = {path: read[READ_ON_EVERY_VISIT] for path, read in reads.items()}
     problems: list[str] = []
     for path, found in results.items():
         where = f"{scheme} {viewport} {path}"
@@ -148,8 +143,7 @@ def test_the_explainer_shows_each_step_once(browser, base_url):
     """With scripts the live panels stand alone; without them the static figures stand in."""
     steps = {}
     for javascript in (True, False):
-        (found,) = _read_every_page(browser, base_url, ["/explainer/"], "light", "desktop", javascript).values()
-        steps[javascript] = found["explainer"]
+        steps[javascript] = _read_the_explainer(browser, base_url, javascript)["explainer"]
     assert steps[True]["static"] > 0
     assert steps[True]["shown"] == [], steps[True]
     assert len(steps[False]["shown"]) == steps[False]["static"], steps[False]

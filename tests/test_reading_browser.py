@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from site_visits import DESKTOP, read_on_every_page
+from site_visits import DESKTOP, PHONE, read_on_every_page
 
 
 # Measured after the fonts have arrived (the layout they give is the one readers see).
@@ -42,7 +42,7 @@ READING = """async () => {
   };
   const visible = (el) => el.getClientRects().length > 0;
   const root = document.documentElement;
-  const result = {sideways: root.scrollWidth > root.clientWidth + 1, wide: [], uncued: [],
+  const result = {width: window.innerWidth, sideways: root.scrollWidth > root.clientWidth + 1, wide: [], uncued: [],
                   punctuation: [], permalinks: [], explainer: {static: 0, shown: []}, smallCode: []};
 
   for (const display of document.querySelectorAll('article .katex-display')) {
@@ -117,6 +117,8 @@ def test_every_page_reads_cleanly(site_paths, scheme, viewport, visits):
     and with JavaScript the explainer shows its panels, not the static figures as well."""
     reads = {path: visits[path].reads if viewport == "desktop" else visits[path].phone_reads for path in site_paths}
     results = {path: read[READ_ON_EVERY_VISIT] for path, read in reads.items()}
+    expected_width = (DESKTOP if viewport == "desktop" else PHONE)["width"]
+    assert {found["width"] for found in results.values()} == {expected_width}, "a page was read in another window"
     problems: list[str] = []
     for path, found in results.items():
         where = f"{scheme} {viewport} {path}"

@@ -183,15 +183,18 @@ def test_unknown_address_gets_a_helpful_404(context, base_url):
 
 
 def test_one_click_copies_a_derivations_bibtex(browser, base_url):
-    """A derivation's page has one BibTeX block, with one copy button, and clicking it puts the
-    record, without indentation, on the clipboard."""
+    """A derivation's page has one BibTeX block, with one copy button once the reader has come
+    to it (Material sets up a code block as it comes into view), and clicking it puts the record,
+    without indentation, on the clipboard."""
     context = new_context(browser, "light")
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
     try:
         page, _, visit = open_page(context, base_url + "/derivations/rope-norm/")
         block = page.locator("h2#cite ~ .highlight")
         assert block.count() == 1
+        block.scroll_into_view_if_needed()
         button = block.locator("button[data-md-type=copy]")
+        button.wait_for(timeout=5000)
         assert button.count() == 1
         shown = block.locator("code").inner_text()
         assert shown.startswith("@misc{posenc-rope-norm,\n  title") and "/derivations/rope-norm/}" in shown

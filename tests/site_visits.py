@@ -132,20 +132,20 @@ def read_on_every_page(name: str, script: str, phone: bool = False) -> str:
 DRAW_SKIPPED = """() => document.querySelectorAll('body *').forEach((el) => {
   if (getComputedStyle(el).contentVisibility === 'auto') el.style.contentVisibility = 'visible';
 })"""
+
+# Two frames: the page's resize handlers have run and the new layout has been drawn.
+NEXT_FRAME = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
 # Then the page's own scripts measure the drawn blocks again (overrides/main.html gives an
 # overflowing equation its tab stop on resize), as they do when a reader scrolls a block into view.
 # A block drawn for the first time may start a colour transition (a link easing into the dark
 # scheme's colour); the checks read the colours it ends at, waiting at most a second.
-AFTER_DRAWING = """async () => {
+AFTER_DRAWING = f"""async () => {{
   window.dispatchEvent(new Event('resize'));
-  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  await ({NEXT_FRAME})();
   const easing = document.getAnimations().filter((a) => a instanceof CSSTransition).map((a) => a.finished);
   await Promise.race([Promise.allSettled(easing), new Promise((done) => setTimeout(done, 1000))]);
-}"""
-
-
-# Two frames: the page's resize handlers have run and the new layout has been drawn.
-NEXT_FRAME = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+}}"""
 
 
 def draw_skipped_blocks(page) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import new_context
 from site_visits import DESKTOP, PHONE, read_on_every_page
-
 
 # Measured after the fonts have arrived (the layout they give is the one readers see).
 # A display equation is "wide" when its content overflows its KaTeX box; the element that
@@ -99,7 +99,7 @@ READ_ON_EVERY_VISIT = read_on_every_page("reading", READING, phone=True)
 
 def _read_the_explainer(browser, base_url, javascript: bool) -> dict:
     """READING's result for the explainer loaded in a desktop window, with or without scripts."""
-    context = browser.new_context(viewport=DESKTOP, service_workers="block", java_script_enabled=javascript)
+    context = new_context(browser, "light", java_script_enabled=javascript)
     page = context.new_page()
     page.goto(base_url + "/explainer/", wait_until="load")
     found = page.evaluate(READING)

@@ -2,8 +2,9 @@
 
 After each page is rendered, TeX in ``\\(...\\)`` and ``\\[...\\]`` (what pymdownx.arithmatex
 writes) is replaced by KaTeX's HTML, so pages ship no math JavaScript and need no network.
-KaTeX's stylesheet and fonts are copied into the site. Math in notebook Markdown cells is the
-``notebook_pages`` hook's; both use the one KaTeX process of ``katex_process``.
+KaTeX's stylesheet and fonts are copied into the site, the faces the pages use cut down to the
+characters their math draws. Math in notebook Markdown cells is the ``notebook_pages`` hook's;
+both use the one KaTeX process of ``katex_process``.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import shutil
 
 from katex_process import (
     FONT_PRELOADS_MARK,
+    FONT_USE,
     KATEX,
     KATEX_DIST,
     math_html,
     require_node_and_katex,
+    ship_fonts,
     with_font_preloads,
 )
 
@@ -33,6 +36,11 @@ ARITHMATEX = re.compile(
 def on_config(config):
     require_node_and_katex()
     return config
+
+
+def on_pre_build(config):
+    """Each build ships the faces and characters its own pages draw (``mkdocs serve`` rebuilds)."""
+    FONT_USE.clear()
 
 
 def on_post_page(output, page, config):
@@ -55,12 +63,13 @@ def on_post_template(output, template_name, config):
 
 
 def on_post_build(config):
-    """Ship KaTeX's stylesheet and fonts with the site; stop the KaTeX process."""
+    """Ship KaTeX's stylesheet and fonts with the site (the faces in use cut down to the
+    characters drawn); stop the KaTeX process."""
     KATEX.close()
     target = pathlib.Path(config["site_dir"]) / "assets" / "katex"
     target.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(KATEX_DIST / "katex.min.css", target / "katex.min.css")
-    shutil.copytree(KATEX_DIST / "fonts", target / "fonts", dirs_exist_ok=True)
+    ship_fonts(target / "fonts")
 
 
 def on_shutdown():

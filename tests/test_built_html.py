@@ -22,6 +22,7 @@ class ParsedPage:
     anchors: set[str] = field(default_factory=set)  # id of any element, name of <a>
     links: list[str] = field(default_factory=list)  # href of every <a>
     assets: list[tuple[str, str]] = field(default_factory=list)  # (what, URL) the page loads
+    math_text: set[str] = field(default_factory=set)  # the characters KaTeX's drawn HTML holds
 
 
 CSS_URL = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)|@import\s+(['"])(.*?)\3""", re.S)
@@ -38,14 +39,21 @@ def _css_urls(css: str) -> list[str]:
     return [match[2] or match[4] for match in CSS_URL.finditer(css)]
 
 
+# Elements that have no end tag in HTML.
+VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
 class _Parser(html.parser.HTMLParser):
     def __init__(self, page: ParsedPage) -> None:
         super().__init__(convert_charrefs=True)
         self.page = page
         self.in_style = False
+        self.math_depth = 0  # elements open inside a formula's drawn HTML (span.katex-html)
 
     def handle_starttag(self, tag, attrs):
         attributes = {name: value for name, value in attrs if value is not None}
+        if tag not in VOID_ELEMENTS and (self.math_depth or "katex-html" in attributes.get("class", "").split()):
+            self.math_depth += 1
         if "id" in attributes:
             self.page.anchors.add(attributes["id"])
         if tag == "a":
@@ -70,8 +78,12 @@ class _Parser(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "style":
             self.in_style = False
+        if self.math_depth and tag not in VOID_ELEMENTS:
+            self.math_depth -= 1
 
     def handle_data(self, data):
+        if self.math_depth:
+            self.page.math_text.update(data)
         if self.in_style:
             self.page.assets += [("<style>", url) for url in _css_urls(data)]
 
@@ -229,3 +241,38 @@ def test_no_page_has_a_link_without_content(site_dir):
         for path in site_dir.rglob("*.html")
     }
     assert {page: count for page, count in found.items() if count} == {}
+
+
+# Text katex.min.css generates: equation numbers, "(" counter(...) ")".
+KATEX_GENERATED_TEXT = set("()0123456789")
+PRELOADED_FACE = re.compile(r"assets/katex/fonts/KaTeX_([\w-]+)\.woff2$")
+
+
+def test_each_math_face_keeps_every_character_the_math_draws(site_dir, parsed_pages):
+    """The build cuts each face the pages preload down to the characters their math draws
+    (hooks/katex_process.py). Every character of a formula's drawn HTML is still in each face its
+    page preloads, wherever KaTeX's full face has it (a character missing there would be drawn
+    in a fallback font), and each of these faces is shipped smaller than KaTeX's."""
+    from fontTools.ttLib import TTFont
+
+    full_dir = ROOT / "node_modules" / "katex" / "dist" / "fonts"
+    shipped_dir = site_dir / "assets" / "katex" / "fonts"
+    cmaps: dict[str, tuple[set[int], set[int]]] = {}  # characters of the full face and of the cut one
+    missing: list[str] = []
+    for page in parsed_pages.values():
+        for what, url in page.assets:
+            face = PRELOADED_FACE.search(url)
+            if what != "<link rel=preload>" or not face:
+                continue
+            if face[1] not in cmaps:
+                cmaps[face[1]] = tuple(set(TTFont(folder / f"KaTeX_{face[1]}.woff2").getBestCmap())
+                                       for folder in (full_dir, shipped_dir))
+            full, shipped = cmaps[face[1]]
+            lost = sorted(c for c in page.math_text | KATEX_GENERATED_TEXT if ord(c) in full and ord(c) not in shipped)
+            if lost:
+                missing.append(f"{page.url}: KaTeX_{face[1]} lacks {''.join(lost)!r}")
+    assert cmaps, "no page preloads a math face"
+    assert not missing, "\n".join(missing)
+    sizes = {face: tuple((folder / f"KaTeX_{face}.woff2").stat().st_size for folder in (full_dir, shipped_dir))
+             for face in cmaps}
+    assert all(shipped < full for full, shipped in sizes.values()), f"(KaTeX's bytes, shipped bytes): {sizes}"

@@ -172,7 +172,8 @@ def with_font_preloads(page_html: str, page_url: str) -> str:
     posenc.css declares these faces font-display: optional, and Chromium holds the first paint
     for preloaded optional fonts, so math is drawn in its own fonts from the first paint and
     nothing reflows when they arrive (a face not yet loaded when first needed would stay in the
-    fallback font for that view). A face the page does not use is not loaded.
+    fallback font for that view). A face the page does not use is not loaded. The faces are
+    noted in ``FONT_USE``: they are the ones ``ship_fonts`` cuts down.
     """
     if FONT_PRELOADS_MARK not in page_html:
         raise PluginError(f"{page_url or 'index'}: the theme's head has no place for the math font preloads")

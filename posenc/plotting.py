@@ -386,9 +386,10 @@ def heatmap(
     the sequential one. The image is embedded as a raster inside the SVG, which keeps dense
     heatmaps small, at the data's own resolution: one pixel per cell, which the SVG asks to be
     scaled up without smoothing (``image-rendering: pixelated``), so every cell keeps sharp
-    edges at any zoom and in the PDF. Resampled at the figure's resolution instead, the 128 by
-    50 encoding's image took 19 kB of PNG instead of 9 kB. With ``colorbar_label`` a labelled
-    colour bar is added beside ``ax``.
+    edges at any zoom (Chromium's PDF of the site embeds the same image and asks for no
+    smoothing either). Resampled at the figure's resolution instead, the 128 by 50 encoding's
+    image took 19 kB of PNG instead of 9 kB. With ``colorbar_label`` a labelled colour bar is
+    added beside ``ax``.
     """
     import numpy as np
 

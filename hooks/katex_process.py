@@ -56,7 +56,7 @@ class KaTeX:
             answer = json.loads(self.process.stdout.readline())
             if "error" in answer:
                 raise PluginError(f"{where}: math does not render: {answer['error']}")
-            self.cache[key] = (answer["html"], drawn_characters(answer["html"]))
+            self.cache[key] = (answer["html"], drawn_characters(answer["html"], where))
         rendered, characters = self.cache[key]
         FONT_USE.characters |= characters
         return rendered
@@ -89,11 +89,12 @@ KATEX_HTML = '<span class="katex-html"'
 GENERATED_TEXT = frozenset("()0123456789")
 
 
-def drawn_characters(rendered: str) -> frozenset[str]:
-    """The characters of a formula that KaTeX's HTML draws, from KaTeX's output ``rendered``."""
+def drawn_characters(rendered: str, where: str) -> frozenset[str]:
+    """The characters of a formula that KaTeX's HTML draws, from KaTeX's output ``rendered``
+    for the page ``where``."""
     start = rendered.find(KATEX_HTML)
     if start < 0:
-        raise PluginError(f"KaTeX's output has no {KATEX_HTML}> part: {rendered[:120]!r}")
+        raise PluginError(f"{where}: KaTeX's output has no {KATEX_HTML}> part: {rendered[:120]!r}")
     return frozenset(html.unescape(re.sub(r"<[^>]*>", "", rendered[start:])))
 
 
@@ -203,17 +204,19 @@ def ship_fonts(fonts: pathlib.Path) -> None:
         from fontTools.ttLib import TTFont
     except ImportError as error:
         raise PluginError(f"cannot cut the math fonts down: {error} (run make to install requirements.lock)") from error
-    shutil.copytree(KATEX_DIST / "fonts", fonts, dirs_exist_ok=True)
+    cut = {f"KaTeX_{face}.woff2" for face in FONT_USE.faces}
+    shutil.copytree(KATEX_DIST / "fonts", fonts, dirs_exist_ok=True, ignore=lambda folder, names: cut & set(names))
     options = subset.Options()
     options.flavor = "woff2"
     options.layout_features = ["*"]
-    for face in sorted(FONT_USE.faces):
+    text = "".join(sorted(FONT_USE.characters | GENERATED_TEXT))
+    for name in sorted(cut):
         # Keeping KaTeX's timestamp keeps the build reproducible (saving would stamp the time).
-        font = TTFont(KATEX_DIST / "fonts" / f"KaTeX_{face}.woff2", recalcTimestamp=False)
+        font = TTFont(KATEX_DIST / "fonts" / name, recalcTimestamp=False)
         cutter = subset.Subsetter(options)
-        cutter.populate(text="".join(sorted(FONT_USE.characters | GENERATED_TEXT)))
+        cutter.populate(text=text)
         cutter.subset(font)
         written = io.BytesIO()
         font.save(written)
-        (fonts / f"KaTeX_{face}.woff2").write_bytes(written.getvalue())
+        (fonts / name).write_bytes(written.getvalue())
 

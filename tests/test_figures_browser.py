@@ -141,7 +141,8 @@ def test_a_tapped_figure_opens_at_full_size_on_a_phone(browser, base_url):
     assert dialog.locator("svg text").count() == figure.locator("svg text").count()
     assert page.evaluate("() => document.querySelectorAll('dialog [id]').length") == 0, "no id twice on the page"
     dialog.get_by_role("button", name="Close").tap()
-    assert page.locator("dialog.posenc-figure-dialog").count() == 0
+    # The dialog leaves the page on its "close" event, which the browser queues as a task.
+    page.locator("dialog.posenc-figure-dialog").wait_for(state="detached", timeout=5_000)
     context.close()
 
 
@@ -160,6 +161,7 @@ def test_the_full_size_link_works_from_the_keyboard_after_instant_navigation(bro
     dialog.wait_for()
     assert page.evaluate("() => document.activeElement.closest('dialog') !== null"), "focus moves into the view"
     page.keyboard.press("Escape")
-    assert page.locator("dialog.posenc-figure-dialog").count() == 0
+    # The dialog leaves the page on its "close" event, which the browser queues as a task.
+    page.locator("dialog.posenc-figure-dialog").wait_for(state="detached", timeout=5_000)
     assert page.evaluate("() => document.activeElement.classList.contains('posenc-figure__enlarge')"), "focus returns"
     context.close()

@@ -23,6 +23,10 @@ class ParsedPage:
     links: list[str] = field(default_factory=list)  # href of every <a>
     assets: list[tuple[str, str]] = field(default_factory=list)  # (what, URL) the page loads
     math_text: set[str] = field(default_factory=set)  # the characters KaTeX's drawn HTML holds
+    expects: list[str] = field(default_factory=list)  # href of every <link rel=expect>
+    # The article's child elements in order, each as its id, else its tag and classes; None
+    # when the page has no article (md-content__inner).
+    article_children: list[str] | None = None
 
 
 CSS_URL = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)|@import\s+(['"])(.*?)\3""", re.S)
@@ -49,6 +53,7 @@ class _Parser(html.parser.HTMLParser):
         self.page = page
         self.in_style = False
         self.math_depth = 0  # elements open inside a formula's drawn HTML (span.katex-html)
+        self.article_depth = 0  # elements open inside the article, the article itself included
 
     def handle_starttag(self, tag, attrs):
         attributes = {name: value for name, value in attrs if value is not None}
@@ -56,6 +61,15 @@ class _Parser(html.parser.HTMLParser):
             self.math_depth += 1
         if "id" in attributes:
             self.page.anchors.add(attributes["id"])
+        if self.article_depth == 1:
+            self.page.article_children.append(attributes.get("id") or f"{tag}.{attributes.get('class', '')}")
+        opens_article = not self.article_depth and "md-content__inner" in attributes.get("class", "").split()
+        if opens_article:
+            self.page.article_children = []
+        if tag not in VOID_ELEMENTS and (self.article_depth or opens_article):
+            self.article_depth += 1
+        if tag == "link" and "expect" in attributes.get("rel", "").lower().split():
+            self.page.expects.append(attributes.get("href", ""))
         if tag == "a":
             if "name" in attributes:
                 self.page.anchors.add(attributes["name"])
@@ -78,6 +92,8 @@ class _Parser(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "style":
             self.in_style = False
+        if self.article_depth and tag not in VOID_ELEMENTS:
+            self.article_depth -= 1
         if self.math_depth and tag not in VOID_ELEMENTS:
             self.math_depth -= 1
 
@@ -276,3 +292,35 @@ def test_each_math_face_keeps_every_character_the_math_draws(site_dir, parsed_pa
     sizes = {face: tuple((folder / f"KaTeX_{face}.woff2").stat().st_size for folder in (full_dir, shipped_dir))
              for face in cmaps}
     assert all(shipped < full for full, shipped in sizes.values()), f"(KaTeX's bytes, shipped bytes): {sizes}"
+
+
+FIRST_SCREEN_MARKER_ID = "posenc-first-screen-end"
+ALWAYS_DRAWN_RULE = re.compile(r"\.md-content__inner\s*>\s*:nth-child\(n\s*\+\s*(\d+)\)")
+
+
+def test_the_first_paint_waits_for_the_blocks_always_drawn_and_no_more(parsed_pages):
+    """Each page holds its first paint (rel=expect) for one marker among its article's children,
+    placed after the blocks posenc.css always draws (those before its content-visibility rule's
+    first block), or after all of them when the article has fewer."""
+    css = (ROOT / "docs" / "stylesheets" / "posenc.css").read_text(encoding="utf-8")
+    first_skipped = {int(number) for number in ALWAYS_DRAWN_RULE.findall(css)}
+    assert len(first_skipped) == 1, f"posenc.css: the always-drawn blocks should be one number, found {first_skipped}"
+    always_drawn = first_skipped.pop() - 1
+    problems, long_pages = [], 0
+    for url, page in parsed_pages.items():
+        if page.article_children is None:
+            continue
+        if page.expects != [f"#{FIRST_SCREEN_MARKER_ID}"]:
+            problems.append(f"{url}: rel=expect links {page.expects}")
+        children = page.article_children
+        if children.count(FIRST_SCREEN_MARKER_ID) != 1:
+            problems.append(f"{url}: {children.count(FIRST_SCREEN_MARKER_ID)} markers among the article's children")
+            continue
+        before = children.index(FIRST_SCREEN_MARKER_ID)
+        content = [child for child in children if child != FIRST_SCREEN_MARKER_ID]
+        long_pages += len(content) > always_drawn
+        if before != min(always_drawn, len(content)):
+            problems.append(f"{url}: the marker follows {before} of the article's {len(content)} blocks, "
+                            f"not {min(always_drawn, len(content))}")
+    assert not problems, "\n".join(problems)
+    assert long_pages >= 10, "the articles should include pages longer than their first screen"

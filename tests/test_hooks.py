@@ -387,3 +387,35 @@ def test_figure_pages_describe_themselves_in_words_from_the_alt_text():
         description = json.loads(page.split("description: ", 1)[1].split("\n", 1)[0])
         assert "$" not in description and "\\" not in description, (sidecar.stem, description)
         assert description.rstrip(".") in json.loads(sidecar.read_text())["alt"]
+
+
+# --- what the first paint waits for (hooks/first_paint.py) ----------------------------------
+
+first_paint = load_hook("first_paint")
+
+
+def _article(children: str) -> str:
+    return f"<body><nav><p>menu</p></nav>{first_paint.ARTICLE_OPENING}{children}</article><footer></footer></body>"
+
+
+def test_the_first_paint_marker_follows_the_articles_first_blocks():
+    marker = first_paint.FIRST_SCREEN_MARKER
+    children = ('<h1 id="t">T</h1>\n<p>a <b>b</b></p><hr>\n<div><div>nested</div></div><svg><path d="M0"/></svg>'
+                '<img alt="x > y"><style>p::before { content: "</p>"; }</style><br/>'
+                '<p>ninth</p>\n<p>tenth</p>')
+    marked = first_paint.mark_first_screen(_article(children), blocks=8)
+    # Void, self-closed, style and script elements count as children, as they do for :nth-child.
+    assert marked == _article(children.replace("<br/>", "<br/>" + marker))
+    assert first_paint.mark_first_screen(_article(children), blocks=3) == _article(
+        children.replace("<hr>", "<hr>" + marker))
+
+
+def test_the_first_paint_marker_closes_a_short_article_and_leaves_other_pages_alone():
+    marker = first_paint.FIRST_SCREEN_MARKER
+    short = "<h1>T</h1>\n<p>a</p>\n"
+    assert first_paint.mark_first_screen(_article(short)) == _article(short + marker)
+    assert first_paint.mark_first_screen(_article("")) == _article(marker)
+    sitemap = '<?xml version="1.0"?><urlset><url><loc>/</loc></url></urlset>'
+    assert first_paint.mark_first_screen(sitemap) == sitemap
+    with pytest.raises(ValueError, match="never closed"):
+        first_paint.mark_first_screen(f"{first_paint.ARTICLE_OPENING}<p>a</p>")

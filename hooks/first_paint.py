@@ -7,9 +7,10 @@ rule starts with the next one), or at the article's end when it has fewer. The f
 shows those blocks whole (a display equation or a figure drawn half parsed would grow, and move,
 once the rest of it arrived) and waits for nothing more.
 
-Why not the end of the article: on a long article the reader then sees the first screen while
-the rest is still arriving and being parsed, and Material's script, which is deferred and so
-runs as soon as parsing ends, no longer runs before that first paint.
+Why not the end of the article: on a long article the browser can then paint the first screen
+while the rest is still arriving and being parsed, before Material's script has started (it is
+deferred, so it runs as soon as parsing ends). In Chromium traces of the deep dive with the
+paint held to the article's end, the first paint came after that script had run.
 
 What this gives up: on a screen taller than those blocks, the blocks after them are drawn as
 they are parsed, and one drawn before the rest of it arrived could still move. The site's

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import html.parser
 
+from mkdocs.exceptions import PluginError
+
 # The blocks posenc.css always draws: its content-visibility rule starts at child n+9 of the
 # article (a test holds the two numbers together).
 FIRST_SCREEN_BLOCKS = 8
@@ -101,9 +103,16 @@ def mark_first_screen(page_html: str, blocks: int = FIRST_SCREEN_BLOCKS) -> str:
     return page_html[:at] + FIRST_SCREEN_MARKER + page_html[at:]
 
 
+def _marked(output: str, name: str) -> str:
+    try:
+        return mark_first_screen(output)
+    except ValueError as error:
+        raise PluginError(f"{name}: {error}") from error
+
+
 def on_post_page(output, page, config):
-    return mark_first_screen(output)
+    return _marked(output, page.file.src_uri)
 
 
 def on_post_template(output, template_name, config):
-    return mark_first_screen(output)
+    return _marked(output, template_name)

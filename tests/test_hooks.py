@@ -404,7 +404,7 @@ def test_the_first_paint_marker_follows_the_articles_first_blocks():
                 '<img alt="x > y"><style>p::before { content: "</p>"; }</style><br/>'
                 '<p>ninth</p>\n<p>tenth</p>')
     marked = first_paint.mark_first_screen(_article(children), blocks=8)
-    # Void, self-closed, style and script elements count as children, as they do for :nth-child.
+    # Void, self-closed and style elements count as children, as they do for :nth-child.
     assert marked == _article(children.replace("<br/>", "<br/>" + marker))
     assert first_paint.mark_first_screen(_article(children), blocks=3) == _article(
         children.replace("<hr>", "<hr>" + marker))
@@ -417,5 +417,5 @@ def test_the_first_paint_marker_closes_a_short_article_and_leaves_other_pages_al
     assert first_paint.mark_first_screen(_article("")) == _article(marker)
     sitemap = '<?xml version="1.0"?><urlset><url><loc>/</loc></url></urlset>'
     assert first_paint.mark_first_screen(sitemap) == sitemap
-    with pytest.raises(ValueError, match="never closed"):
-        first_paint.mark_first_screen(f"{first_paint.ARTICLE_OPENING}<p>a</p>")
+    with pytest.raises(PluginError, match="404.html: the page's article is never closed"):
+        first_paint.on_post_template(f"{first_paint.ARTICLE_OPENING}<p>a</p>", "404.html", None)

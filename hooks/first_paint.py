@@ -10,7 +10,8 @@ once the rest of it arrived) and waits for nothing more.
 Why not the end of the article: on a long article the browser can then paint the first screen
 while the rest is still arriving and being parsed, before Material's script has started (it is
 deferred, so it runs as soon as parsing ends). In Chromium traces of the deep dive with the
-paint held to the article's end, the first paint came after that script had run.
+paint held to the article's end, the first frame was presented after that script had started,
+and Lighthouse counts every task begun before that moment towards the page's paint times.
 
 What this gives up: on a screen taller than those blocks, the blocks after them are drawn as
 they are parsed, and one drawn before the rest of it arrived could still move. The site's

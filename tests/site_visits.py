@@ -189,20 +189,63 @@ class PageVisit:
     phone_reads: dict[str, object] = field(default_factory=dict)
 
 
-class _Load:
-    """A page whose navigation has started, with the listeners that record what it does."""
+class _Tab:
+    """A browser tab that loads one page after another.
 
-    def __init__(self, context, url: str, path: str) -> None:
+    A page opened in a new tab starts a new renderer process, which compiles axe-core and the
+    site's scripts from nothing; a tab that goes on to the next page keeps its process, and V8
+    reuses what it compiled. What the tab records goes to the load that caused it: a request, its
+    response and its failure to the load whose document issued the request (a request of the
+    previous page that the navigation cut off is not the new page's failure); a console error or
+    an uncaught exception to the load in progress.
+    """
+
+    def __init__(self, context) -> None:
+        self.page = page = context.new_page()
+        self.load: _Load | None = None  # the page being loaded or read in the tab
+        self.issued_by: dict[object, _Load | None] = {}  # each request in flight, and whose it is
+        page.on("request", self._issued)
+        page.on("requestfinished", lambda request: self.issued_by.pop(request, None))
+        page.on("requestfailed", self._failed)
+        page.on("response", self._answered)
+        page.on("console", lambda message: message.type == "error" and self._error(message.text))
+        page.on("pageerror", lambda error: self._error(str(error)))
+
+    def _issued(self, request) -> None:
+        self.issued_by[request] = self.load
+
+    def _answered(self, response) -> None:
+        load = self.issued_by.get(response.request, self.load)
+        if load is not None:
+            load.responses.append(response)
+
+    def _failed(self, request) -> None:
+        load = self.issued_by.pop(request, self.load)
+        if load is not None:
+            load.failures.append(f"{request.url} ({request.failure})")
+
+    def _error(self, text: str) -> None:
+        if self.load is not None:
+            self.load.errors.append(text)
+
+
+class _Load:
+    """A page whose navigation has started in a tab, and what the tab recorded of it."""
+
+    def __init__(self, tab: _Tab, url: str, path: str) -> None:
         self.visit = PageVisit(path)
+        self.tab = tab
+        self.page = page = tab.page
         self.responses: list = []
         self.failures: list[str] = []
         self.errors: list[str] = []
         self.watching_shifts = False
-        self.page = page = context.new_page()
-        page.on("response", lambda response: self.responses.append(response))
-        page.on("requestfailed", lambda request: self.failures.append(f"{request.url} ({request.failure})"))
-        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        if page.viewport_size != DESKTOP:
+            # The previous page was read last in a phone's width: it goes before the tab is
+            # widened again (laying it out anew would be wasted), and this one loads on a desktop.
+            page.goto("about:blank")
+            page.set_viewport_size(DESKTOP)
+        tab.load = self
         # Returns once the document starts arriving; the load goes on while other pages are read.
         self.response = page.goto(url, wait_until="commit")
 
@@ -243,6 +286,9 @@ def _layout_shifts_of_a_fresh_load(context, url: str) -> list[dict]:
 def _read(load: _Load, next_load: _Load | None, context, url: str, axe: pathlib.Path | None,
           axe_colours_only: bool) -> PageVisit:
     page, visit = load.page, load.visit
+    # The tab in front: in another, Chromium may hold an animation frame back for a second or
+    # more, and the reads below wait for frames.
+    page.bring_to_front()
     # Shifts first: nothing the checks below do to the page may count as the page's own shift.
     visit.layout_shifts.append(load.layout_shifts())
     if next_load is not None:
@@ -267,7 +313,6 @@ def _read(load: _Load, next_load: _Load | None, context, url: str, axe: pathlib.
         page.set_viewport_size(PHONE)
         page.evaluate(NEXT_FRAME)
         visit.phone_reads = {name: page.evaluate(EXTRA_READS[name]) for name in sorted(PHONE_READS)}
-    page.close()
     while visit.layout_shifts[-1] and len(visit.layout_shifts) < LAYOUT_ATTEMPTS:
         visit.layout_shifts.append(_layout_shifts_of_a_fresh_load(context, url))
     return visit
@@ -285,16 +330,26 @@ def visit_pages(context, base_url: str, paths: list[str], axe: pathlib.Path | No
         context.add_init_script(path=str(axe))
     visits: dict[str, PageVisit] = {}
     loading: collections.deque[_Load] = collections.deque()
+    idle: list[_Tab] = []  # tabs whose page has been read, ready for the next one
 
     def read_the_oldest() -> None:
         load = loading.popleft()
         visits[load.visit.path] = _read(load, loading[0] if loading else None, context, base_url + load.visit.path,
                                         axe, axe_colours_only)
+        idle.append(load.tab)
 
-    for path in paths:
-        loading.append(_Load(context, base_url + path, path))
-        if len(loading) >= in_flight:
+    tabs: list[_Tab] = []
+    try:
+        for path in paths:
+            if not idle:
+                tabs.append(_Tab(context))
+                idle.append(tabs[-1])
+            loading.append(_Load(idle.pop(), base_url + path, path))
+            if len(loading) >= in_flight:
+                read_the_oldest()
+        while loading:
             read_the_oldest()
-    while loading:
-        read_the_oldest()
+    finally:
+        for tab in tabs:
+            tab.page.close()
     return visits

@@ -202,6 +202,13 @@ class _Tab:
 
     def __init__(self, context) -> None:
         self.page = page = context.new_page()
+        # The tab's renderer keeps the files it has loaded; asked for one again once its time
+        # to be reused is up (a few seconds for a freshly built file), it asks the server
+        # whether it changed, and the answer is a 304 without a body. Every request goes to the
+        # server instead, as in a reader's first visit, and is answered with the whole file.
+        devtools = context.new_cdp_session(page)
+        devtools.send("Network.enable")
+        devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
         self.load: _Load | None = None  # the page being loaded or read in the tab
         self.issued_by: dict[object, _Load | None] = {}  # each request in flight, and whose it is
         page.on("request", self._issued)

@@ -120,8 +120,9 @@ def assert_zero(expression: object, what: str) -> None:
     """Fail with ``what`` unless SymPy simplifies ``expression`` to exactly zero."""
     import sympy as sp
 
-    if sp.simplify(expression) != 0:
-        raise ProofFailure(f"{what}: residual {sp.simplify(expression)} is not zero")
+    residual = sp.simplify(expression)
+    if residual != 0:
+        raise ProofFailure(f"{what}: residual {residual} is not zero")
 
 
 def assert_equal(lhs: object, rhs: object, what: str) -> None:

@@ -13,8 +13,9 @@ from site_visits import visit_pages
 
 pytestmark = pytest.mark.browser
 
-PAGE = """<!doctype html><html lang="en"><title>{name}</title><link rel="icon" href="data:,">
-<link rel="stylesheet" href="/{name}.css"><p>The page {name}.</p><p>A second paragraph.</p>{extra}</html>"""
+PAGE = ("""<!doctype html><html lang="en"><title>{name}</title><link rel="icon" href="data:,">"""
+        """<link rel="stylesheet" href="/{name}.css"><link rel="stylesheet" href="/shared.css">"""
+        """<p>The page {name}.</p><p>A second paragraph.</p>{extra}</html>""")
 
 # Each page's own behaviour, added to PAGE. The order is the order of the visit: with three pages
 # loading at once, every page from the fourth on is loaded in a tab that read another page.
@@ -46,6 +47,8 @@ def visits(browser, tmp_path_factory):
         (site / name).mkdir()
         (site / name / "index.html").write_text(PAGE.format(name=name, extra=extra.replace("PORT", port)))
         (site / f"{name}.css").write_text(f"/* {name} */ p {{ margin: 1em; }}\n")
+    # Written just now, so a browser would soon ask whether it changed (and be answered 304).
+    (site / "shared.css").write_text("body { font-family: serif; }\n")
     server, url = serve(site)
     context = new_context(browser, "light")
     try:
@@ -57,10 +60,13 @@ def visits(browser, tmp_path_factory):
         silent.close()
 
 
-def test_each_visit_holds_its_own_document_and_stylesheet_and_no_other(visits):
+def test_each_visit_holds_its_own_files_whole_and_no_other_pages(visits):
     for name in EXTRA:
-        own = {transfer.url.split("/", 3)[3] for transfer in visits[f"/{name}/"].transfers}
-        assert {f"{name}/", f"{name}.css"} <= own, name
+        transfers = visits[f"/{name}/"].transfers
+        own = {transfer.url.split("/", 3)[3] for transfer in transfers}
+        assert {f"{name}/", f"{name}.css", "shared.css"} <= own, name
+        assert all(transfer.status == 200 and transfer.body for transfer in transfers), \
+            (name, [(transfer.url, transfer.status) for transfer in transfers])
         assert not {f"{other}.css" for other in EXTRA if other != name} & own, name
 
 

@@ -12,7 +12,8 @@ Which fixture a new browser test should use (a page load costs far more than a c
   the light scheme, the colour rules in the dark one: see ``site_visits`` below).
 * One page, interacted with: ``context`` (a fresh context in the ``scheme`` under test) or
   ``new_context(browser, scheme, **options)`` (viewport, no JavaScript, touch); open it with
-  ``open_page_with_errors``. Never launch a browser of your own: ``browser`` is one for the session.
+  ``open_page_with_errors``. Never launch a browser of your own: ``browser`` is one for the session
+  (the one test that needs other switches, scrollbars drawn, starts its browser from ``browser.browser_type``).
 * ``base_url`` serves ``site_dir``; ``site_paths`` lists the sitemap's pages.
 """
 

@@ -10,12 +10,14 @@ tests (they vary by machine): ``make audit`` prints them.
 from __future__ import annotations
 
 import gzip
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 import pytest
-from site_visits import AXE_RUN, MISSING_PAGE, PageVisit, draw_skipped_blocks
+from conftest import CHROMIUM, CHROMIUM_ARGS, new_context
+from site_visits import AXE_RUN, LAYOUT_SHIFTS, MISSING_PAGE, PageVisit, draw_skipped_blocks
 
 pytestmark = pytest.mark.browser
 
@@ -132,6 +134,44 @@ def test_no_layout_shift_on_any_page(visits, site_paths, scheme):
             detail = "; ".join(f"{s['value']:.4f} at {s['at']} ms by {', '.join(s['sources']) or '?'}" for s in shifts)
             problems.append(f"{scheme} {path}: cumulative layout shift {total:.4f} in each of "
                             f"{len(loads)} loads; the last: {detail}")
+    assert not problems, "\n".join(problems)
+
+
+# Lighthouse's desktop window, where a desktop browser draws scrollbars that take room (the
+# shared browser hides them, as Playwright's headless Chromium does by default).
+DESKTOP_WITH_SCROLLBARS = {"width": 1350, "height": 940}
+# A table of contents this long can overflow its sidebar in that window.
+LONG_TOC = 10
+TOC_LINK = re.compile(r'class="md-nav__link"')
+
+
+def test_no_layout_shift_where_scrollbars_take_room(browser, base_url, site_dir, site_paths):
+    """The sidebars do not move their entries as the page starts: a table of contents that
+    overflows until Material sets the sidebar's height shows a scrollbar for that time, which
+    must not rewrap its entries (posenc.css keeps the scrollbar's room). Checked on every page
+    whose table of contents has at least LONG_TOC entries, in one tab of a browser that draws
+    scrollbars."""
+    pages = []
+    for path in site_paths:
+        html = (site_dir / path.lstrip("/") / "index.html").read_text(encoding="utf-8")
+        toc = html.partition('data-md-type="toc"')[2].partition('class="md-content"')[0]
+        if len(TOC_LINK.findall(toc)) >= LONG_TOC:
+            pages.append(path)
+    assert len(pages) >= 5, pages
+    drawing_scrollbars = browser.browser_type.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                                     ignore_default_args=["--hide-scrollbars"])
+    problems = []
+    try:
+        page = new_context(drawing_scrollbars, "light", viewport=DESKTOP_WITH_SCROLLBARS).new_page()
+        for path in pages:
+            page.goto(base_url + path, wait_until="load")
+            page.wait_for_load_state("networkidle")
+            shifts = page.evaluate(LAYOUT_SHIFTS)
+            if shifts:
+                problems.append(f"{path}: " + "; ".join(f"{s['value']:.4f} at {s['at']} ms by {', '.join(s['sources'])}"
+                                                         for s in shifts))
+    finally:
+        drawing_scrollbars.close()
     assert not problems, "\n".join(problems)
 
 

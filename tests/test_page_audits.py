@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS, new_context
-from site_visits import AXE_RUN, LAYOUT_SHIFTS, MISSING_PAGE, PageVisit, draw_skipped_blocks
+from site_visits import AXE_RUN, LAYOUT_ATTEMPTS, LAYOUT_SHIFTS, MISSING_PAGE, PageVisit, draw_skipped_blocks
 
 pytestmark = pytest.mark.browser
 
@@ -150,7 +150,8 @@ def test_no_layout_shift_where_scrollbars_take_room(browser, base_url, site_dir,
     overflows until Material sets the sidebar's height shows a scrollbar for that time, which
     must not rewrap its entries (posenc.css keeps the scrollbar's room). Checked on every page
     whose table of contents has at least LONG_TOC entries, in one tab of a browser that draws
-    scrollbars."""
+    scrollbars; a page that shifts is loaded again, as test_no_layout_shift_on_any_page does
+    (a font can arrive late on a loaded machine), and fails only if every load shifts."""
     pages = []
     for path in site_paths:
         html = (site_dir / path.lstrip("/") / "index.html").read_text(encoding="utf-8")
@@ -164,12 +165,15 @@ def test_no_layout_shift_where_scrollbars_take_room(browser, base_url, site_dir,
     try:
         page = new_context(drawing_scrollbars, "light", viewport=DESKTOP_WITH_SCROLLBARS).new_page()
         for path in pages:
-            page.goto(base_url + path, wait_until="load")
-            page.wait_for_load_state("networkidle")
-            shifts = page.evaluate(LAYOUT_SHIFTS)
-            if shifts:
-                problems.append(f"{path}: " + "; ".join(f"{s['value']:.4f} at {s['at']} ms by {', '.join(s['sources'])}"
-                                                         for s in shifts))
+            for _ in range(LAYOUT_ATTEMPTS):  # loaded again while it shifts, as in the test above
+                page.goto(base_url + path, wait_until="load")
+                page.wait_for_load_state("networkidle")
+                shifts = page.evaluate(LAYOUT_SHIFTS)
+                if not shifts:
+                    break
+            else:
+                problems.append(f"{path}: in each of {LAYOUT_ATTEMPTS} loads; the last: " + "; ".join(
+                    f"{s['value']:.4f} at {s['at']} ms by {', '.join(s['sources'])}" for s in shifts))
     finally:
         drawing_scrollbars.close()
     assert not problems, "\n".join(problems)

@@ -146,9 +146,9 @@ TOC_LINK = re.compile(r'class="md-nav__link"')
 
 
 def test_no_layout_shift_where_scrollbars_take_room(browser, base_url, site_dir, site_paths):
-    """The sidebars do not move their entries as the page starts: a table of contents that
-    overflows until Material sets the sidebar's height shows a scrollbar for that time, which
-    must not rewrap its entries (posenc.css keeps the scrollbar's room). Checked on every page
+    """The sidebars do not move their entries as the page starts: a long table of contents can
+    overflow its sidebar for a moment and show a scrollbar, which must not rewrap its entries
+    when it comes or goes (posenc.css keeps the scrollbar's room). Checked on every page
     whose table of contents has at least LONG_TOC entries, in one tab of a browser that draws
     scrollbars; a page that shifts is loaded again, as test_no_layout_shift_on_any_page does
     (a font can arrive late on a loaded machine), and fails only if every load shifts."""

@@ -115,6 +115,11 @@ def test_axe_finds_no_violations_in_open_controls(context, base_url, scheme, axe
 # --- layout stability ----------------------------------------------------------------------
 
 
+def _described(shifts: list[dict]) -> str:
+    """One load's layout shifts (site_visits.LAYOUT_SHIFTS), each with when and what moved."""
+    return "; ".join(f"{s['value']:.4f} at {s['at']} ms by {', '.join(s['sources']) or '?'}" for s in shifts)
+
+
 def test_no_layout_shift_on_any_page(visits, site_paths, scheme):
     """Cumulative layout shift 0.0: images are sized and math is rendered before first paint.
 
@@ -131,9 +136,8 @@ def test_no_layout_shift_on_any_page(visits, site_paths, scheme):
         if all(loads):
             shifts = loads[-1]
             total = sum(shift["value"] for shift in shifts)
-            detail = "; ".join(f"{s['value']:.4f} at {s['at']} ms by {', '.join(s['sources']) or '?'}" for s in shifts)
             problems.append(f"{scheme} {path}: cumulative layout shift {total:.4f} in each of "
-                            f"{len(loads)} loads; the last: {detail}")
+                            f"{len(loads)} loads; the last: {_described(shifts)}")
     assert not problems, "\n".join(problems)
 
 
@@ -172,8 +176,7 @@ def test_no_layout_shift_where_scrollbars_take_room(browser, base_url, site_dir,
                 if not shifts:
                     break
             else:
-                problems.append(f"{path}: in each of {LAYOUT_ATTEMPTS} loads; the last: " + "; ".join(
-                    f"{s['value']:.4f} at {s['at']} ms by {', '.join(s['sources'])}" for s in shifts))
+                problems.append(f"{path}: in each of {LAYOUT_ATTEMPTS} loads; the last: {_described(shifts)}")
     finally:
         drawing_scrollbars.close()
     assert not problems, "\n".join(problems)

@@ -3,9 +3,9 @@
 Every article of the nav's Learn and Implement sections in nav order, math set by KaTeX rather
 than left as TeX, figures as vector text, bookmarks, links inside the PDF that land on their
 targets, and the release, build date and address to cite on the cover. The bookmarks, links and
-destinations are read with pypdf; the text of the pages with PDFium (pypdfium2), the engine
-Chromium prints and shows PDFs with, which reads it in about a second where pypdf's pure-Python
-extraction took some forty.
+destinations are read with pypdf; the text of the pages with PDFium (pypdfium2), the engine of
+Chromium's PDF viewer, which read the 159 pages in 0.9 s where pypdf's pure-Python extraction
+took 46 s on the 2-core machine the suite is timed on.
 """
 
 from __future__ import annotations

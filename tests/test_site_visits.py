@@ -17,11 +17,14 @@ PAGE = ("""<!doctype html><html lang="en"><title>{name}</title><link rel="icon" 
         """<link rel="stylesheet" href="/{name}.css"><link rel="stylesheet" href="/shared.css">"""
         """<p>The page {name}.</p><p>A second paragraph.</p>{extra}</html>""")
 
+# 0.3 s after it starts, a block appears above the text and pushes it down.
+SHIFTS = ("<script>setTimeout(() => document.body.prepend(Object.assign("
+          "document.createElement('div'), {style: 'height: 300px'})), 300)</script>")
+
 # Each page's own behaviour, added to PAGE. The order is the order of the visit: with three pages
 # loading at once, every page from the fourth on is loaded in a tab that read another page.
 EXTRA = {
-    "shifts-first": "<script>setTimeout(() => document.body.prepend(Object.assign("
-                    "document.createElement('div'), {style: 'height: 300px'})), 300)</script>",
+    "shifts-first": SHIFTS,
     "plain-1": "",
     "errors": "<script>console.error('logged by errors'); setTimeout(() => { throw new Error('thrown by errors'); })"
               "</script>",
@@ -31,8 +34,7 @@ EXTRA = {
     "cut-off": "<script>addEventListener('resize', () => fetch('http://127.0.0.1:PORT/never'), {once: true})"
                "</script>",
     "plain-2": "",
-    "shifts-later": "<script>setTimeout(() => document.body.prepend(Object.assign("
-                    "document.createElement('div'), {style: 'height: 300px'})), 300)</script>",
+    "shifts-later": SHIFTS,
     "plain-3": "",
     "plain-4": "",
 }

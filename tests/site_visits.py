@@ -78,7 +78,9 @@ LAYOUT_SHIFTS = """() => new Promise((resolve) => {
 })"""
 
 # The window the visits are made in, and the phone-sized one some tests load pages in as well.
-DESKTOP = {"width": 1280, "height": 900}
+# The desktop one is Lighthouse's desktop preset's: its first screen, taller than most laptops',
+# holds more of a short page, and a block drawn late there moves what follows it.
+DESKTOP = {"width": 1350, "height": 940}
 PHONE = {"width": 390, "height": 844}
 
 # An address the site does not have: answered with the site's 404 page, which is visited too.

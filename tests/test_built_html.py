@@ -295,7 +295,8 @@ def test_each_math_face_keeps_every_character_the_math_draws(site_dir, parsed_pa
 
 
 FIRST_SCREEN_MARKER_ID = "posenc-first-screen-end"
-ALWAYS_DRAWN_RULE = re.compile(r"\.md-content__inner\s*>\s*:nth-child\(n\s*\+\s*(\d+)\)")
+# The article rule's selector, with or without the :not(:has(...)) that exempts derivation pages.
+ALWAYS_DRAWN_RULE = re.compile(r"\.md-content__inner(?::not\(:has\([^)]*\)\))?\s*>\s*:nth-child\(n\s*\+\s*(\d+)\)")
 
 
 def test_the_first_paint_waits_for_the_blocks_always_drawn_and_no_more(parsed_pages):

@@ -128,7 +128,9 @@ def test_no_layout_shift_on_any_page(visits, site_paths, scheme):
     holds the paint for them too; only a font server slower than that hold (a loaded test
     machine) can still let a font arrive after it. A page that shifts is therefore loaded
     again, up to site_visits.LAYOUT_ATTEMPTS times, and fails only if every load shifts: an unsized image
-    or content inserted by a script shifts every time.
+    or content inserted by a script shifts every time. The desktop window is Lighthouse's
+    (site_visits.DESKTOP): a block the browser skips (posenc.css's content-visibility rules) that
+    starts within its first screen is drawn a frame late and moves what follows it.
     """
     problems: list[str] = []
     for path in site_paths:
@@ -141,10 +143,7 @@ def test_no_layout_shift_on_any_page(visits, site_paths, scheme):
     assert not problems, "\n".join(problems)
 
 
-# Lighthouse's desktop window, where a desktop browser draws scrollbars that take room (the
-# shared browser hides them, as Playwright's headless Chromium does by default).
-DESKTOP_WITH_SCROLLBARS = {"width": 1350, "height": 940}
-# A table of contents this long can overflow its sidebar in that window.
+# A table of contents this long can overflow its sidebar in the desktop window.
 LONG_TOC = 10
 TOC_LINK = re.compile(r'class="md-nav__link"')
 
@@ -154,8 +153,9 @@ def test_no_layout_shift_where_scrollbars_take_room(browser, base_url, site_dir,
     overflow its sidebar for a moment and show a scrollbar, which must not rewrap its entries
     when it comes or goes (posenc.css keeps the scrollbar's room). Checked on every page
     whose table of contents has at least LONG_TOC entries, in one tab of a browser that draws
-    scrollbars; a page that shifts is loaded again, as test_no_layout_shift_on_any_page does
-    (a font can arrive late on a loaded machine), and fails only if every load shifts."""
+    scrollbars, in the visits' desktop window (Lighthouse's); a page that shifts is loaded again,
+    as test_no_layout_shift_on_any_page does (a font can arrive late on a loaded machine), and
+    fails only if every load shifts."""
     pages = []
     for path in site_paths:
         html = (site_dir / path.lstrip("/") / "index.html").read_text(encoding="utf-8")
@@ -167,7 +167,7 @@ def test_no_layout_shift_where_scrollbars_take_room(browser, base_url, site_dir,
                                                      ignore_default_args=["--hide-scrollbars"])
     problems = []
     try:
-        page = new_context(drawing_scrollbars, "light", viewport=DESKTOP_WITH_SCROLLBARS).new_page()
+        page = new_context(drawing_scrollbars, "light").new_page()
         for path in pages:
             for _ in range(LAYOUT_ATTEMPTS):  # loaded again while it shifts, as in the test above
                 page.goto(base_url + path, wait_until="load")

@@ -1,4 +1,4 @@
-"""Every page read on a desktop (1280x900) and on a phone (390x844), in both colour schemes.
+"""Every page read on a desktop (1350x940) and on a phone (390x844), in both colour schemes.
 
 What a reader would take for a broken page: a display equation cut off at the column's edge,
 a page that scrolls sideways, a comma alone at the start of a line after a formula, a heading's

@@ -15,8 +15,8 @@ and Lighthouse counts every task begun before that moment towards the page's pai
 
 What this gives up: on a screen taller than those blocks, the blocks after them are drawn as
 they are parsed, and one drawn before the rest of it arrived could still move. The site's
-layout-shift test loads every page at 1280 by 900 pixels; `make audit` (Lighthouse) reports
-the layout shift of each page on its phone and desktop screens.
+layout-shift test loads every page at 1350 by 940 pixels, Lighthouse's desktop window; `make audit`
+(Lighthouse) reports the layout shift of each page on its phone and desktop screens.
 
 The marker goes into the written page (on_post_page, and on_post_template for the 404 page),
 after every other hook has changed the content, so that it counts the article's children as

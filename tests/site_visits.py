@@ -283,11 +283,16 @@ def _transfer(response) -> Transfer:
     return Transfer(response.url, response.status, body)
 
 
-def _layout_shifts_of_a_fresh_load(context, url: str) -> list[dict]:
-    page = context.new_page()
+def layout_shifts_of_a_load(page, url: str) -> list[dict]:
+    """Load ``url`` in ``page`` and return its layout shifts (LAYOUT_SHIFTS) once the network is idle."""
     page.goto(url, wait_until="load")
     page.wait_for_load_state("networkidle")
-    shifts = page.evaluate(LAYOUT_SHIFTS)
+    return page.evaluate(LAYOUT_SHIFTS)
+
+
+def _layout_shifts_of_a_fresh_load(context, url: str) -> list[dict]:
+    page = context.new_page()
+    shifts = layout_shifts_of_a_load(page, url)
     page.close()
     return shifts
 

@@ -17,7 +17,8 @@ from urllib.parse import urlparse
 
 import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS, new_context
-from site_visits import AXE_RUN, LAYOUT_ATTEMPTS, LAYOUT_SHIFTS, MISSING_PAGE, PageVisit, draw_skipped_blocks
+from site_visits import (AXE_RUN, LAYOUT_ATTEMPTS, MISSING_PAGE, PageVisit, draw_skipped_blocks,
+                         layout_shifts_of_a_load)
 
 pytestmark = pytest.mark.browser
 
@@ -170,9 +171,7 @@ def test_no_layout_shift_where_scrollbars_take_room(browser, base_url, site_dir,
         page = new_context(drawing_scrollbars, "light").new_page()
         for path in pages:
             for _ in range(LAYOUT_ATTEMPTS):  # loaded again while it shifts, as in the test above
-                page.goto(base_url + path, wait_until="load")
-                page.wait_for_load_state("networkidle")
-                shifts = page.evaluate(LAYOUT_SHIFTS)
+                shifts = layout_shifts_of_a_load(page, base_url + path)
                 if not shifts:
                     break
             else:

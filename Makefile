@@ -39,13 +39,15 @@ FIGURE_INPUTS := $(filter-out posenc/registry.py posenc/derivations.py posenc/ve
 VERIFY_REPORT := build/verify.json
 SITE_DIR := site
 SITE_STAMP := build/site.stamp
-SITE_INPUTS = mkdocs.yml $(LIBRARY) posenc/explainer_demo.json $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
+# The Conventions page lists what these compare ({{ peers }} in hooks/page_markers.py).
+PEER_TESTS := $(sort $(wildcard tests/peers/test_*.py))
+SITE_INPUTS = mkdocs.yml $(LIBRARY) posenc/explainer_demo.json $(PEER_TESTS) $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
 
 # The file lists: each name is the command that prints one set of input files.
 LISTS := build/lists
 list_figure-scripts := find figures_src -maxdepth 1 -name '*.py'
 list_library := find posenc -maxdepth 1 -type f -not -name '.*'
-list_pages := find mkdocs.yml docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*'
+list_pages := find mkdocs.yml docs hooks overrides $(PEER_TESTS) -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*'
 # Each page says when its sources last changed in git (hooks/page_meta.py): a commit, or a source
 # that becomes dirty or clean again, changes that line, so the site is rebuilt. Empty without git.
 list_history := { { git rev-parse HEAD && git status --porcelain --untracked-files=all -- docs figures_src posenc; } 2>/dev/null || true; }

@@ -27,6 +27,11 @@ or derivation ID stops the build):
     The address to cite for ``PATH`` (for example ``derivations/kernel/``), in code format.
 ``{{ derivations }}``
     The index of the derivations: one item per ID, anchored ``#ID``, linking to the ID's page.
+``{{ peers }}``
+    What ``make test-peers`` compares, read from ``tests/peers/test_*.py``: one item per file
+    (its path and its module docstring's summary) holding one item per test (its docstring's summary,
+    followed by the values of its ``pytest.mark.parametrize`` decorators). A test without a
+    docstring stops the build.
 
 Markers are not expanded inside code: fenced blocks, indented code blocks and inline code
 spans show them as written. In prose, a backslash before the braces shows a marker literally:
@@ -43,6 +48,7 @@ The math on the pages is rendered by the ``build_math`` hook; notebooks are the
 
 from __future__ import annotations
 
+import ast
 import datetime
 import html
 import inspect
@@ -75,6 +81,7 @@ DOCS = ROOT / "docs"
 FIGURES = ROOT / FIGURE_DIR
 VERIFY_REPORT = ROOT / "build" / "verify.json"
 CITATION = ROOT / "CITATION.cff"
+PEER_TESTS = ROOT / "tests" / "peers"
 # Written by ``python -m posenc.render --update --errors``: why each failing figure script failed.
 FIGURE_ERRORS = ROOT / "build" / "figure-errors.json"
 # A backslash before the braces escapes a marker (see the module docstring).
@@ -338,6 +345,70 @@ def _cite(what: str, page_src: str, config) -> str:
     raise PluginError(f"unknown cite marker {what!r} (known: site, articles)")
 
 
+def _summary(docstring: str) -> str:
+    """A docstring's first paragraph on one line, its ``code`` in Markdown's single backticks."""
+    return " ".join(docstring.split("\n\n", 1)[0].split()).replace("``", "`")
+
+
+# A parameter list longer than this is counted rather than shown (a list of whole configurations).
+PARAMETERS_SHOWN = 100
+
+
+def _parameters(test: ast.FunctionDef, constants: dict[str, ast.expr]) -> str:
+    """" Parametrised over ..." from the test's ``parametrize`` decorators, read from the source."""
+    parts = []
+    for decorator in test.decorator_list:
+        if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize"):
+            continue
+        names_node, values_node = decorator.args[:2]
+        names = ast.literal_eval(names_node)
+        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+        label = names[0] if len(names) == 1 else f"({', '.join(names)})"
+        # A list named by a module-level constant (CONFIGS) is read where it is assigned.
+        values_node = constants.get(getattr(values_node, "id", None), values_node)
+        try:
+            shown = repr(list(ast.literal_eval(values_node)))
+        except ValueError:  # pytest.param(...) and the like: counted, not shown
+            shown = ""
+        if shown and len(shown) <= PARAMETERS_SHOWN:
+            parts.append(f"`{label}` in `{shown}`")
+        elif isinstance(values_node, (ast.List, ast.Tuple)):
+            parts.append(f"{len(values_node.elts)} values of `{label}`")
+        else:
+            parts.append(f"values of `{label}`")
+    return f" Parametrised over {' × '.join(parts)}." if parts else ""
+
+
+def _peer_tests() -> str:
+    """The ``{{ peers }}`` list. The files are parsed, never imported: they import torch, which
+    only ``.venv-peers`` has, and the site is built without it."""
+    groups = []
+    for path in sorted(PEER_TESTS.glob("test_*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=name)
+        constants = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+                     for target in node.targets if isinstance(target, ast.Name)}
+        # What pytest collects: test functions, and the test methods of Test classes.
+        tests = [node for parent in [tree, *(n for n in tree.body if isinstance(n, ast.ClassDef)
+                                             and n.name.startswith("Test"))]
+                 for node in parent.body
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")]
+        items = []
+        for test in tests:
+            docstring = ast.get_docstring(test)
+            if not docstring:
+                raise PluginError(f"{name}: {test.name} has no docstring; its first line says on the Conventions "
+                                  "page what the test compares with what")
+            items.append(f"    - {_summary(docstring)}{_parameters(test, constants)}")
+        lead = _summary(ast.get_docstring(tree) or "")
+        if not lead:
+            raise PluginError(f"{name} has no module docstring; its first line leads the file's tests on the page")
+        groups.append(f"- `{name}`: {lead}\n" + "\n".join(items))
+    if not groups:
+        raise PluginError(f"no peer tests in {PEER_TESTS.relative_to(ROOT).as_posix()}/")
+    return "\n".join(groups) + "\n"
+
+
 def _release_text() -> str:
     release = _release()
     date = release["date"]
@@ -590,6 +661,8 @@ def on_page_markdown(markdown, page, config, files):
             return f"```bibtex\n{_bibtex(_derivation(arg), config['site_url'])}\n```"
         if kind == "derivations":
             return _derivations_page(src, config["site_url"])
+        if kind == "peers":
+            return _peer_tests()
         if kind == "cite":
             return _cite(arg, src, config)
         if kind == "release":

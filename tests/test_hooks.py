@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
 import json
 import pathlib
 import re
 import sys
+import textwrap
 import types
 
 import pytest
@@ -387,6 +389,92 @@ def test_figure_pages_describe_themselves_in_words_from_the_alt_text():
         description = json.loads(page.split("description: ", 1)[1].split("\n", 1)[0])
         assert "$" not in description and "\\" not in description, (sidecar.stem, description)
         assert description.rstrip(".") in json.loads(sidecar.read_text())["alt"]
+
+
+# --- the list of peer tests ({{ peers }}, read from tests/peers) -----------------------------
+
+PEERS = ROOT / "tests" / "peers"
+
+
+def _peer_test_docstrings() -> dict[str, dict[str, str | None]]:
+    """{file: {test: docstring}} for every test function in tests/peers, found without the hook."""
+    found = {}
+    for path in sorted(PEERS.glob("test_*.py")):
+        source = path.read_text(encoding="utf-8")
+        functions = {node.name: node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef)}
+        # The names come from the text, so a test the hook's walk of the tree missed is still here.
+        names = re.findall(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(test\w*)[ \t]*\(", source, re.M)
+        found[path.name] = {name: ast.get_docstring(functions[name]) for name in names}
+    return found
+
+
+def test_every_peer_test_has_a_docstring_and_the_conventions_list_names_it():
+    tests = _peer_test_docstrings()
+    assert sum(map(len, tests.values())) >= 30, "tests/peers should hold the peer tests"
+    missing = [f"{file}::{name}" for file, named in tests.items() for name, doc in named.items() if not doc]
+    assert not missing, "peer tests without a docstring (its first line goes on the Conventions page): " \
+                        + ", ".join(missing)
+    listed = expand("{{ peers }}", "conventions.md")
+    items = re.findall(r"^    - (.*)$", listed, re.M)
+    assert len(items) == sum(map(len, tests.values()))
+    for file, named in tests.items():
+        assert f"- `tests/peers/{file}`: " in listed, file
+        for name, doc in named.items():
+            summary = " ".join(doc.split("\n\n")[0].split()).replace("``", "`")
+            assert sum(item.startswith(summary) for item in items) == 1, f"{file}::{name} is not listed once"
+
+
+def test_the_conventions_page_generates_its_peer_list():
+    section = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8").split("{ #peer-tests }", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    assert "\n{{ peers }}\n" in section
+    assert not re.search(r"^- ", section, re.M), "a typed list beside the generated one"
+
+
+def test_the_peer_list_shows_parametrisations_and_refuses_a_test_without_docstring(tmp_path, monkeypatch):
+    (tmp_path / "test_one.py").write_text(textwrap.dedent('''\
+        """Things against other things.
+
+        More about them.
+        """
+        import pytest
+
+        CASES = [(1, "a"), (2, "b")]
+        LONG = [{"key": "x" * 40}, {"key": "y" * 40}, {"key": "z" * 40}]
+
+
+        @pytest.mark.parametrize("width", [4, 8])
+        @pytest.mark.parametrize(("n", "s"), CASES)
+        def test_small(width, n, s):
+            """``posenc.kernel`` against
+            its ``twin``.
+
+            Not shown.
+            """
+
+
+        @pytest.mark.parametrize("config", LONG)
+        @pytest.mark.parametrize("size", [pytest.param(1), 2])
+        def test_big(config, size):
+            """Big ones."""
+
+
+        class TestGroup:
+            def test_method(self):
+                """A method."""
+        '''))
+    monkeypatch.setattr(markers_hook, "PEER_TESTS", tmp_path)
+    monkeypatch.setattr(markers_hook, "ROOT", tmp_path.parent)
+    assert markers_hook._peer_tests() == (
+        f"- `{tmp_path.name}/test_one.py`: Things against other things.\n"
+        "    - `posenc.kernel` against its `twin`. Parametrised over `width` in `[4, 8]` × "
+        "`(n, s)` in `[(1, 'a'), (2, 'b')]`.\n"
+        "    - Big ones. Parametrised over 3 values of `config` × 2 values of `size`.\n"
+        "    - A method.\n"
+    )
+    (tmp_path / "test_two.py").write_text('"""More."""\n\n\ndef test_bare():\n    pass\n')
+    with pytest.raises(PluginError, match="test_two.py: test_bare has no docstring"):
+        expand("{{ peers }}", "conventions.md")
 
 
 # --- what the first paint waits for (hooks/first_paint.py) ----------------------------------

@@ -1,4 +1,4 @@
-"""posenc.alibi_symmetric_bias against x-transformers' AlibiPositionalBias (symmetric, non-causal ALiBi).
+"""``posenc.alibi_symmetric_bias`` against x-transformers' ``AlibiPositionalBias`` (symmetric, non-causal ALiBi).
 
 x-transformers (lucidrains) builds the bias ``-|j - i| * slope_h`` with the slopes of the ALiBi
 reference code, for encoders as well as decoders (its causal mask is applied elsewhere), so it
@@ -37,6 +37,7 @@ def assert_matches(theirs: torch.Tensor, ours: np.ndarray, heads: int) -> None:
 
 @pytest.mark.parametrize("heads", [1, 2, 6, 8, 12, 16])
 def test_slopes_are_posenc_slopes(heads):
+    """x-transformers' ``AlibiPositionalBias._get_slopes`` against ``posenc.alibi_slopes``."""
     # Python floats: the base 2**(-8/n) is rounded once, raised to a power k <= heads (k times its
     # error) and multiplied by itself once more, each result rounded: (heads + 2) * 2**-53 relative.
     rtol = (heads + 2) * 2.0**-53
@@ -46,6 +47,8 @@ def test_slopes_are_posenc_slopes(heads):
 @pytest.mark.parametrize("heads", [8, 12])
 @pytest.mark.parametrize(("queries", "keys"), [(9, 9), (3, 9), (1, 40)])
 def test_bias_is_posenc_symmetric_bias(heads, queries, keys):
+    """x-transformers' ``AlibiPositionalBias`` for the last queries of a sequence against
+    ``posenc.alibi_symmetric_bias``, keys after the query included."""
     # forward(i, j): the last i of j positions query all j keys (the queries of a cached step)
     theirs = AlibiPositionalBias(heads)(queries, keys)
     query_ids, key_ids = np.arange(keys - queries, keys), np.arange(keys)
@@ -58,6 +61,8 @@ def test_bias_is_posenc_symmetric_bias(heads, queries, keys):
 
 @pytest.mark.parametrize("heads", [4, 6])
 def test_bias_with_arbitrary_position_ids_is_posenc_symmetric_bias(heads, rng):
+    """x-transformers' ``AlibiPositionalBias.forward_custom_pos`` at random position ids below 100000 against
+    ``posenc.alibi_symmetric_bias``."""
     query_ids = np.sort(rng.choice(10**5, size=7, replace=False))
     key_ids = np.sort(rng.choice(10**5, size=11, replace=False))
     theirs = AlibiPositionalBias(heads).forward_custom_pos(torch.from_numpy(query_ids), torch.from_numpy(key_ids))

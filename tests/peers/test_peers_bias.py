@@ -18,6 +18,7 @@ import posenc
 
 @pytest.mark.parametrize("heads", [8, 12])
 def test_bloom_alibi_slopes_are_posenc_slopes(heads):
+    """BLOOM's ``build_alibi_tensor`` against ``posenc.alibi_slopes`` times the key position (exactly for 8 heads)."""
     length = 9
     mask = torch.ones(1, length, dtype=torch.int64)
     alibi = build_alibi_tensor(mask, heads, torch.float64).reshape(heads, length).numpy()
@@ -33,6 +34,7 @@ def test_bloom_alibi_slopes_are_posenc_slopes(heads):
 
 @pytest.mark.parametrize("heads", [8, 12])
 def test_bloom_alibi_gives_posenc_causal_attention(heads, rng):
+    """Causal softmax attention with BLOOM's ``build_alibi_tensor`` against the same with ``posenc.alibi_bias``."""
     # BLOOM adds +slope * key_position; posenc's bias is -slope * (query - key). Per query row
     # they differ by the constant slope * query, which the softmax removes.
     length = 7
@@ -52,6 +54,8 @@ def test_bloom_alibi_gives_posenc_causal_attention(heads, rng):
 
 
 def test_bloom_alibi_counts_positions_from_the_attention_mask():
+    """BLOOM's ``build_alibi_tensor`` under left padding against ``posenc.alibi_slopes`` times positions counted from
+    the first real token."""
     # left padding: BLOOM's key positions start at the first real token, as fairseq's ids do
     mask = torch.tensor([[0, 0, 1, 1, 1, 1]])
     alibi = build_alibi_tensor(mask, 8, torch.float64).reshape(8, 6).numpy()
@@ -75,12 +79,16 @@ CONFIGS = [  # (bidirectional, num_buckets, max_distance): T5, mT5, LongT5, UL2-
 
 @pytest.mark.parametrize(("bidirectional", "num_buckets", "max_distance"), CONFIGS)
 def test_t5_relative_position_bucket_matches_exactly(bidirectional, num_buckets, max_distance):
+    """T5's ``_relative_position_bucket`` against ``posenc.t5_relative_position_bucket``, exactly, for offsets up to
+    four times ``max_distance`` (configurations of T5, mT5, LongT5, UL2 and smaller ones)."""
     relative = np.arange(-4 * max_distance - 3, 4 * max_distance + 4)
     kwargs = dict(bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
     np.testing.assert_array_equal(posenc.t5_relative_position_bucket(relative, **kwargs), t5(relative, **kwargs))
 
 
 def test_t5_compute_bias_layout_query_by_key():
+    """T5's ``_relative_position_bucket`` of key minus query on a (query, key) grid against
+    ``posenc.t5_relative_position_bucket``, the layout of ``compute_bias``."""
     # T5 buckets memory_position - context_position; a (query, key) grid of ids
     query, key = np.arange(5)[:, None], np.arange(7)[None, :]
     np.testing.assert_array_equal(posenc.t5_relative_position_bucket(key - query), t5(key - query))
@@ -94,6 +102,9 @@ def _on_bucket_edge(distance: int, max_exact: int, max_distance: int, span: int)
 
 
 def test_t5_buckets_agree_everywhere_except_on_exact_edges_over_a_wide_grid():
+    """T5's causal ``_relative_position_bucket`` against ``posenc.t5_relative_position_bucket`` for ``num_buckets`` 2 to
+    65 and ``max_distance`` up to 300: they may differ only by one, on an exact bucket edge, where torch's float32
+    logarithm may round to the other side."""
     # Away from an exact bucket edge the float32 steps leave margin; on an edge (the real value
     # is an integer) the last bit of torch's float32 log (SLEEF, within 1 ulp but not always
     # correctly rounded) decides the side, while posenc uses the correctly rounded float32 log.

@@ -1,5 +1,5 @@
 """Long context: transformers' "longrope" initialisation and Phi-3's rotary module (which switches
-to the long factors past the original length), and torchscale's xPos, against posenc.long_context."""
+to the long factors past the original length), and torchscale's xPos, against ``posenc.long_context``."""
 
 from __future__ import annotations
 
@@ -48,6 +48,8 @@ def phi3_config(head_dim: int, short, long, *, base=10000.0, original=4096, maxi
 @pytest.mark.parametrize("head_dim,base", [(32, 10000.0), (96, 10000.0), (64, 1e6)])
 @pytest.mark.parametrize("seq_len", [None, 100, 4096, 4097, 131072])
 def test_longrope_init_matches_posenc(rng, head_dim, base, seq_len):
+    """transformers' ``ROPE_INIT_FUNCTIONS`` for longrope, with factors shaped like Phi-3's, against
+    ``posenc.rope_scaling_frequencies``: frequencies and attention factor; the other factor set must not match."""
     short, long = phi3_factors(rng, head_dim // 2)
     config = phi3_config(head_dim, short, long, base=base)
     inv, attention = ROPE_INIT_FUNCTIONS["longrope"](config, "cpu", seq_len=seq_len)
@@ -65,6 +67,8 @@ def test_longrope_init_matches_posenc(rng, head_dim, base, seq_len):
 
 @pytest.mark.parametrize("extra", [{"factor": 8.0}, {"attention_factor": 1.3}, {"factor": 1.0}])
 def test_longrope_given_factor_or_attention_factor(rng, extra):
+    """transformers' longrope initialisation with a given ``factor`` or ``attention_factor`` against
+    ``posenc.longrope_frequencies``."""
     short, long = phi3_factors(rng, 16)
     config = phi3_config(32, short, long, extra=extra)
     inv, attention = ROPE_INIT_FUNCTIONS["longrope"](config, "cpu", seq_len=5000)
@@ -78,6 +82,8 @@ def test_longrope_given_factor_or_attention_factor(rng, extra):
 
 @pytest.mark.parametrize("last_position", [100, 4095, 4096, 9000])
 def test_phi3_rotary_module_switches_factors_past_the_original_length(rng, phase_tolerance, last_position):
+    """Phi-3's ``Phi3RotaryEmbedding`` (which takes the long factors past 4096 positions) against ``posenc.apply_rope``
+    with ``posenc.longrope_frequencies``."""
     short, long = phi3_factors(rng, 16)
     rotary = Phi3RotaryEmbedding(phi3_config(32, short, long))
     ids = np.unique(np.linspace(0, last_position, 40).astype(np.int64))
@@ -99,6 +105,8 @@ def test_phi3_rotary_module_switches_factors_past_the_original_length(rng, phase
 
 
 def test_xpos_scale_buffer_is_zeta():
+    """torchscale's ``XPOS`` scale buffer (the per-pair base zeta) against ``posenc.xpos_scales`` at position 1 and
+    scale base 1, for head widths 16, 64 and 128."""
     for head_dim in (16, 64, 128):
         zeta = posenc.xpos_scales([1.0], head_dim, scale_base=1.0)[0]
         # float32: 0.4 * head_dim, the sum, 1.4 * head_dim and the quotient are each rounded once.
@@ -107,6 +115,8 @@ def test_xpos_scale_buffer_is_zeta():
 
 @pytest.mark.parametrize("length", [16, 200])
 def test_torchscale_xpos_is_rope_times_posenc_scales(rng, phase_tolerance, length):
+    """torchscale's ``XPOS`` on queries and on keys (``downscale``) against ``posenc.rope`` times ``posenc.xpos_scales``
+    at torchscale's centred scale positions."""
     head_dim = 32
     x = rng.standard_normal((1, length, head_dim))
     xpos = XPOS(head_dim)
@@ -123,6 +133,8 @@ def test_torchscale_xpos_is_rope_times_posenc_scales(rng, phase_tolerance, lengt
 
 
 def test_torchscale_xpos_scores_are_posenc_apply_xpos_scores(rng):
+    """Query-key scores through torchscale's ``XPOS`` against scores through ``posenc.apply_xpos``, where the centring
+    cancels."""
     head_dim, length = 32, 64
     q, k = rng.standard_normal((length, head_dim)), rng.standard_normal((length, head_dim))
     xpos = XPOS(head_dim)

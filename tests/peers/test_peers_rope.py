@@ -1,5 +1,5 @@
 """RoPE: LLaMA (halves), GPT-J (interleaved, partial), GPT-NeoX (partial halves), the checkpoint
-permutation, and transformers' ROPE_INIT_FUNCTIONS for linear, dynamic, yarn and llama3."""
+permutation, and transformers' ``ROPE_INIT_FUNCTIONS`` for linear, dynamic, yarn and llama3."""
 
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ def halves_cos_sin(ids, head_dim, base=10000.0):
 
 
 def test_llama_apply_rotary_pos_emb_is_posenc_rope_halves_in_float64(rng):
+    """LLaMA's ``apply_rotary_pos_emb`` in float64 against ``posenc.rope`` in the halves layout, to 1e-14."""
     heads, head_dim = 3, 16
     q, k = rng.normal(size=(2, 1, heads, IDS.size, head_dim))
     cos, sin = halves_cos_sin(IDS, head_dim)
@@ -59,6 +60,8 @@ def test_llama_apply_rotary_pos_emb_is_posenc_rope_halves_in_float64(rng):
 
 
 def test_llama_rotary_embedding_with_apply_is_posenc_rope_halves(rng, phase_tolerance):
+    """``LlamaRotaryEmbedding`` (float32 phases) with ``apply_rotary_pos_emb`` against ``posenc.apply_rope`` and
+    ``posenc.rope`` in the halves layout, within the float32 phase bound; the interleaved layout must not match."""
     heads, head_dim = 2, 32
     rotary = LlamaRotaryEmbedding(llama_config(head_dim, heads))
     x = torch.zeros(1, dtype=torch.float64)
@@ -80,6 +83,8 @@ def test_llama_rotary_embedding_with_apply_is_posenc_rope_halves(rng, phase_tole
 
 
 def test_llama_default_inverse_frequencies_and_theta():
+    """``LlamaRotaryEmbedding``'s default inverse frequencies against ``posenc.rope_frequencies`` for ``rope_theta``
+    10000, 500000 and 1000000, head width 128."""
     for theta in (10000.0, 500000.0, 1e6):
         rotary = LlamaRotaryEmbedding(llama_config(128, 1, {"rope_type": "default", "rope_theta": theta}))
         np.testing.assert_allclose(
@@ -92,12 +97,16 @@ def test_llama_default_inverse_frequencies_and_theta():
 
 
 def test_gptj_sinusoidal_positions_are_the_halves_table(phase_tolerance):
+    """GPT-J's ``create_sinusoidal_positions`` (300 positions, width 64) against ``posenc.sinusoidal`` in the halves
+    layout."""
     theirs = create_sinusoidal_positions(300, 64).double().numpy()
     ours = posenc.sinusoidal(np.arange(300), 64, layout="halves")
     np.testing.assert_allclose(theirs, ours, rtol=0, atol=phase_tolerance(299, INV_FREQ_RTOL))
 
 
 def test_gptj_apply_rotary_pos_emb_is_posenc_rope_interleaved_in_float64(rng):
+    """GPT-J's ``apply_rotary_pos_emb`` in float64 against ``posenc.rope`` in the interleaved layout, to 1e-14; the
+    halves layout must not match."""
     head_dim, heads = 16, 2
     x = rng.normal(size=(1, IDS.size, heads, head_dim))  # GPT-J's (batch, seq, heads, dim)
     table = posenc.sinusoidal(IDS, head_dim, layout="halves")
@@ -109,6 +118,8 @@ def test_gptj_apply_rotary_pos_emb_is_posenc_rope_interleaved_in_float64(rng):
 
 
 def test_gptj_attention_rotates_only_rotary_dim_channels_interleaved(rng):
+    """A whole ``GPTJAttention`` (``rotary_dim`` 8 of a 16-wide head) against attention built on ``posenc.apply_rope``
+    with partial interleaved rotation; the halves layout must not match."""
     hidden, heads, rotary_dim, n = 32, 2, 8, 6
     head_dim = hidden // heads
     config = GPTJConfig(n_embd=hidden, n_head=heads, rotary_dim=rotary_dim, n_positions=64, n_layer=1, vocab_size=16,
@@ -147,6 +158,8 @@ def test_gptj_attention_rotates_only_rotary_dim_channels_interleaved(rng):
 
 @pytest.mark.parametrize("rotary_dim", [4, 8, 16])
 def test_neox_partial_rotation_is_apply_rope_halves(rng, rotary_dim):
+    """GPT-NeoX's ``apply_rotary_pos_emb`` rotating the first ``rotary_dim`` channels of a 16-wide head against
+    ``posenc.apply_rope`` in the halves layout, to 1e-14."""
     head_dim = 16
     q, k = rng.normal(size=(2, 1, 2, IDS.size, head_dim))
     cos, sin = halves_cos_sin(IDS, rotary_dim)
@@ -161,6 +174,8 @@ def test_neox_partial_rotation_is_apply_rope_halves(rng, rotary_dim):
 
 
 def test_permuted_projection_rows_give_llama_the_gptj_scores(rng):
+    """GPT-J's interleaved attention scores against LLaMA's halves scores after permuting the query and key projection
+    rows with ``posenc.rope_permutation`` (two heads), and the inverse permutation back."""
     heads, head_dim, hidden = 2, 16, 12
     w_q, w_k = rng.normal(size=(2, heads * head_dim, hidden))
     states = rng.normal(size=(IDS.size, hidden))
@@ -210,6 +225,8 @@ SCALINGS = [
 @pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("scaling", SCALINGS, ids=lambda s: f"{s['rope_type']}-{s['factor']}")
 def test_rope_init_functions_match_posenc(scaling, head_dim):
+    """transformers' ``ROPE_INIT_FUNCTIONS`` for linear, yarn (``truncate`` false and ``mscale`` included) and llama3
+    against ``posenc.rope_scaling_frequencies``: inverse frequencies and attention factor."""
     config = llama_config(head_dim, 2, dict(scaling), max_position_embeddings=32768)
     inv, factor = ROPE_INIT_FUNCTIONS[scaling["rope_type"]](config, "cpu")
     ours, our_factor = posenc.rope_scaling_frequencies(head_dim, scaling)
@@ -225,6 +242,8 @@ def test_rope_init_functions_match_posenc(scaling, head_dim):
 @pytest.mark.parametrize("seq_len", [None, 100, 4096, 4097, 10000, 100000])
 @pytest.mark.parametrize("factor", [2.0, 8.0])
 def test_dynamic_ntk_matches_transformers_for_each_sequence_length(seq_len, factor):
+    """transformers' ``ROPE_INIT_FUNCTIONS`` for dynamic NTK scaling against ``posenc.rope_scaling_frequencies`` at each
+    sequence length (original length 4096)."""
     config = llama_config(64, 2, {"rope_type": "dynamic", "factor": factor, "rope_theta": 10000.0},
                           max_position_embeddings=4096)
     inv, attention = ROPE_INIT_FUNCTIONS["dynamic"](config, "cpu", seq_len=seq_len)
@@ -236,6 +255,8 @@ def test_dynamic_ntk_matches_transformers_for_each_sequence_length(seq_len, fact
 
 
 def test_dynamic_module_updates_with_the_longest_position_seen():
+    """``LlamaRotaryEmbedding`` with dynamic scaling, after positions up to 999, against
+    ``posenc.dynamic_ntk_frequencies`` at sequence length 1000."""
     config = llama_config(32, 2, {"rope_type": "dynamic", "factor": 4.0, "rope_theta": 10000.0},
                           max_position_embeddings=256)
     rotary = LlamaRotaryEmbedding(config)
@@ -245,6 +266,8 @@ def test_dynamic_module_updates_with_the_longest_position_seen():
 
 
 def test_yarn_rotary_embedding_folds_the_attention_factor_into_cos_and_sin(phase_tolerance):
+    """``LlamaRotaryEmbedding`` with yarn scaling (factor 8) against ``posenc.apply_rope`` with YaRN's attention factor,
+    which both fold into the cosines and sines."""
     scaling = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 512, "rope_theta": 10000.0}
     rotary = LlamaRotaryEmbedding(llama_config(32, 2, dict(scaling)))
     cos, sin = rotary(torch.zeros(1, dtype=torch.float64), torch.as_tensor(IDS)[None])

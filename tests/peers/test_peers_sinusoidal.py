@@ -24,6 +24,8 @@ def assert_within_one_float32_ulp(theirs: np.ndarray, ours: np.ndarray) -> None:
 
 @pytest.mark.parametrize(("n_pos", "dim"), [(64, 8), (512, 768), (33, 2)])
 def test_distilbert_create_sinusoidal_embeddings_is_the_interleaved_paper_table(n_pos, dim):
+    """DistilBERT's ``create_sinusoidal_embeddings`` against ``posenc.sinusoidal`` (the interleaved paper table,
+    float32), within one float32 unit in the last place; the halves table must not match."""
     out = torch.empty(n_pos, dim, dtype=torch.float64)
     create_sinusoidal_embeddings(n_pos, dim, out)
     theirs = out.numpy()
@@ -35,6 +37,8 @@ def test_distilbert_create_sinusoidal_embeddings_is_the_interleaved_paper_table(
 
 @pytest.mark.parametrize(("n_pos", "dim"), [(64, 8), (512, 512), (40, 6)])
 def test_marian_sinusoidal_embedding_is_the_halves_paper_table(n_pos, dim):
+    """Marian's ``MarianSinusoidalPositionalEmbedding`` (``create_weight``, and ``forward`` with a cache length of 7)
+    against ``posenc.sinusoidal_embedding`` in the halves layout, within one float32 unit in the last place."""
     module = MarianSinusoidalPositionalEmbedding(n_pos, dim)
     theirs = module.create_weight().double().numpy()
     ours = posenc.sinusoidal_embedding(np.arange(n_pos), dim, layout="halves", dtype=np.float32)
@@ -57,6 +61,8 @@ def m2m100_tolerance(max_position: int) -> float:
 
 @pytest.mark.parametrize(("num", "dim", "padding_idx"), [(60, 16, 1), (130, 1024, 1), (50, 9, 1), (20, 4, 0)])
 def test_m2m100_get_embedding_is_the_fairseq_table(num, dim, padding_idx):
+    """M2M100's ``get_embedding`` against ``posenc.sinusoidal_embedding`` with the fairseq schedule, the halves layout
+    and a zero padding row (and a zero last channel at an odd width); the paper schedule must not match."""
     theirs = M2M100SinusoidalPositionalEmbedding.get_embedding(num, dim, padding_idx).double().numpy()
     ours = posenc.sinusoidal_embedding(
         np.arange(num), dim, schedule="fairseq", layout="halves", padding_idx=padding_idx
@@ -72,6 +78,8 @@ def test_m2m100_get_embedding_is_the_fairseq_table(num, dim, padding_idx):
 
 
 def test_m2m100_position_ids_from_input_ids(rng):
+    """M2M100's ``create_position_ids_from_input_ids`` against ``posenc.fairseq_position_ids``, exactly, with right,
+    left and interior padding and cache lengths 0 and 5."""
     padding_idx = 1
     tokens = rng.integers(2, 50, size=(4, 12))
     tokens[0, 8:] = padding_idx  # right padding
@@ -86,6 +94,8 @@ def test_m2m100_position_ids_from_input_ids(rng):
 
 
 def test_m2m100_module_forward_is_fairseq_embedding(rng):
+    """M2M100's ``M2M100SinusoidalPositionalEmbedding`` forward on padded token ids against
+    ``posenc.fairseq_embedding``, zero rows at the padding included."""
     padding_idx, dim = 1, 24
     module = M2M100SinusoidalPositionalEmbedding(64, dim, padding_idx)
     tokens = rng.integers(2, 50, size=(3, 10))

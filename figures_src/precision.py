@@ -3,7 +3,8 @@ r"""How far a sinusoidal encoding drifts from the exact value as the position id
 Largest absolute error over eight pairs of a width-128 table (base 10000) against mpmath at 50
 digits, for ids from 1 to $2^{31} - 1$. The naive recipe rounds the id, the frequency and the
 phase $t\omega$ to the working dtype, so its error grows in proportion to t until the phase is meaningless;
-float16 overflows past id 65504. posenc's accurate path stays at the float64 rounding level.
+float16 rounds every id from 65520 on (halfway from its largest value, 65504, to $2^{16}$)
+to infinity. posenc's accurate path stays at the float64 rounding level.
 RoPE's cosines and sines come from the same computation and behave identically.
 """
 
@@ -16,12 +17,15 @@ from posenc import plotting
 ALT = (
     "Log-log plot of absolute error against position id from 1 to about 2.1 billion, one curve "
     "per dtype. float16 starts near 3e-4, is wrong by order one before id 10,000 and overflows "
-    "past id 65504; bfloat16 starts near 2e-3 and is wrong by order one before id 1000; float32 "
+    "from id 65520 on; bfloat16 starts near 2e-3 and is wrong by order one before id 1000; float32 "
     "grows from about 5e-8 to order one near id 10 million; naive float64 phases grow from 1e-16 "
     "to about 1e-7 at the largest ids; posenc's accurate path stays near 1e-16, below 1e-15 at "
     "every id."
 )
 WIDTH, PAIRS = 128, np.array([0, 1, 2, 4, 8, 16, 32, 63])
+# float16 rounds to nearest: ids up to halfway between its largest value (65504) and 2**16 round
+# down to 65504, ids from there on overflow to infinity.
+FLOAT16_OVERFLOW = 65520
 IDS = np.unique(np.append(np.round(np.logspace(0, np.log10(2**31 - 1), 375)), 2**31 - 1)).astype(np.int64)
 
 
@@ -71,7 +75,10 @@ def main():
     accurate, naive64 = curves["posenc (accurate path)"], curves["float64, naive phases"]
     f16, bf16, f32 = curves["float16"], curves["bfloat16"], curves["float32"]
     assert accurate.max() < 1e-15 and 1e-9 < naive64[-1] < 1e-6 and naive64[0] < 1e-15
-    assert np.isnan(f16[IDS > 65504]).all() and f16[0] < 1e-3 and f16[IDS < 10**4].max() > 0.5
+    assert np.isnan(f16[IDS >= FLOAT16_OVERFLOW]).all() and np.isfinite(f16[IDS < FLOAT16_OVERFLOW]).all()
+    with np.errstate(over="ignore"):
+        assert np.float16(FLOAT16_OVERFLOW - 1) == 65504 and np.isinf(np.float16(FLOAT16_OVERFLOW))
+    assert f16[0] < 1e-3 and f16[IDS < 10**4].max() > 0.5
     assert 1e-3 < bf16[0] < 1e-2 and bf16[IDS < 1000].max() > 0.5
     assert f32[0] < 1e-7 and f32[IDS < 2 * 10**7].max() > 0.5 and f32[IDS <= 4096].max() < 3e-4
 
@@ -84,8 +91,8 @@ def main():
         ax.plot(IDS, np.maximum(values, 1e-18), color=plotting.colour_of(series=series), label=label,
                 linewidth=width)
     reference = plotting.colour_of(reference=True)
-    ax.axvline(65504, color=reference, linewidth=0.8, linestyle=":")
-    ax.annotate("float16 overflows\npast id 65504", (65504, 1e-7), xytext=(6, 0), textcoords="offset points",
+    ax.axvline(FLOAT16_OVERFLOW, color=reference, linewidth=0.8, linestyle=":")
+    ax.annotate("float16 overflows\nfrom id 65520", (FLOAT16_OVERFLOW, 1e-7), xytext=(6, 0), textcoords="offset points",
                 fontsize=9, va="center")
     ax.axhline(1e-15, color=reference, linewidth=0.8, linestyle="--")
     ax.annotate("1e-15", (1.2, 1e-15), xytext=(0, 3), textcoords="offset points", fontsize=9)

@@ -8,7 +8,9 @@
 * RoPE: the fixed permutation between the interleaved pairing (RoFormer, GPT-J, Meta's LLaMA
   code) and the halves pairing (GPT-NeoX, Hugging Face LLaMA), partial rotation of the first
   ``rotary_dim`` channels, and the inverse frequencies of the ``rope_scaling`` variants of
-  Hugging Face transformers: linear, dynamic NTK, YaRN (with its attention factor) and llama3.
+  Hugging Face transformers: linear, dynamic NTK, YaRN (with its attention factor), llama3 and
+  longrope (computed by ``posenc.long_context.longrope_frequencies``); of the types transformers
+  lists, only "proportional" is not reproduced.
 * T5's relative-position buckets, bidirectional and causal.
 
 Every function checks its arguments and names the offending one in its error. The sines and

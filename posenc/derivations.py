@@ -1409,8 +1409,9 @@ def check_rope_position_interpolation(rng: np.random.Generator) -> None:
         r"b' = b\,s^{d/(d-2)} \;\Longrightarrow\; \theta'_r = \theta_r\, s^{-2r/(d-2)},"
         r"\qquad \theta'_0 = \theta_0, \quad \theta'_{d/2-1} = \frac{\theta_{d/2-1}}{s}"
     ),
-    summary=r"Raising the RoPE base to $b\,s^{d/(d-2)}$ leaves pair $0$ unchanged, divides the last pair's frequency "
-            r"by exactly $s$, and slows the pairs between geometrically.",
+    summary=r"Raising the RoPE base to $b\,s^{d/(d-2)}$ (NTK-aware scaling, proposed by bloc97 and analysed in the "
+            r"YaRN paper) leaves pair $0$ unchanged, divides the last pair's frequency by exactly $s$, and slows the "
+            r"pairs between geometrically.",
     assumptions=(r"$b > 0$ the base, $s > 0$ the scale", r"$d > 2$ even", r"$\theta_r = b^{-2r/d}$"),
     steps=(
         r"With the new base, "
@@ -2106,7 +2107,8 @@ def wavelength_minus_exponential(critical: sp.Expr) -> sp.Expr:
         r"\lambda_r = 2\pi\, b^{2r/d} > L \iff r > r_c, \qquad r_c = \frac{d}{2}\,\frac{\ln(L/2\pi)}{\ln b}"
     ),
     summary="Pair r's wavelength exceeds the training length L exactly when r is past r_c = (d/2) ln(L/2 pi) / ln b; "
-            "those pairs never complete a turn in training.",
+            "those pairs never complete a turn in training. r_c is the critical dimension of Liu et al. (2023), "
+            "who count it in channels and round up, 2 ceil(r_c).",
     assumptions=(r"$b > 1$ the base", r"$d$ even, $0 \le r < d/2$", r"$L > 0$ the training length"),
     steps=(
         r"Pair $r$ turns at $\theta_r = b^{-2r/d}$ radians per position, so its wavelength is "

@@ -192,7 +192,9 @@ def longrope_frequencies(
     ``short_factor`` otherwise (``seq_len`` None counts as short). The scale s is ``factor``, or
     ``max_position_embeddings / L`` when ``factor`` is None (Phi-3's configs); the attention
     factor is ``sqrt(1 + ln s / ln L)`` for s > 1, else 1, unless ``attention_factor`` is given.
-    Returns ``(inv_freq, attention_factor)``.
+    Returns ``(inv_freq, attention_factor)``. As in transformers, every position is scaled: the
+    paper's unscaled first positions are not part of this form, and the short-to-long switch
+    means keys rotated before a sequence passes L do not match queries rotated after it.
 
     >>> inv, scale = longrope_frequencies(4, short_factor=[1, 1], long_factor=[1, 4],
     ...     original_max_position_embeddings=4096, max_position_embeddings=131072, seq_len=8192)
@@ -316,9 +318,10 @@ def rerotate_keys(
 def streaming_cache(length: int, *, sinks: int, window: int) -> tuple[np.ndarray, np.ndarray]:
     """Which tokens an attention-sink cache holds after ``length`` tokens, and their position ids.
 
-    StreamingLLM keeps the first ``sinks`` tokens and the ``window`` most recent ones and gives
-    the cached tokens the position ids 0, 1, ... in cache order, not their positions in the text,
-    so no id ever exceeds ``sinks + window - 1``. Returns ``(token_indices, position_ids)``.
+    StreamingLLM keeps the first ``sinks`` tokens (four in the paper) and the ``window`` most
+    recent ones and gives the cached tokens the position ids 0, 1, ... in cache order, not their
+    positions in the text, so no id ever exceeds ``sinks + window - 1``; the sinks are never
+    evicted. Returns ``(token_indices, position_ids)``.
 
     >>> kept, ids = streaming_cache(10, sinks=2, window=3)
     >>> kept.tolist()

@@ -360,15 +360,15 @@ def _parameters(test: ast.FunctionDef, constants: dict[str, ast.expr]) -> str:
     for decorator in test.decorator_list:
         if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize"):
             continue
-        names_node, values_node = decorator.args[:2]
-        names = ast.literal_eval(names_node)
+        given = dict(zip(("argnames", "argvalues"), decorator.args)) | {k.arg: k.value for k in decorator.keywords}
+        names, values_node = ast.literal_eval(given["argnames"]), given["argvalues"]
         names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
         label = names[0] if len(names) == 1 else f"({', '.join(names)})"
         # A list named by a module-level constant (CONFIGS) is read where it is assigned.
         values_node = constants.get(getattr(values_node, "id", None), values_node)
         try:
             shown = repr(list(ast.literal_eval(values_node)))
-        except ValueError:  # pytest.param(...) and the like: counted, not shown
+        except (ValueError, TypeError):  # pytest.param(...) and the like: counted, not shown
             shown = ""
         if shown and len(shown) <= PARAMETERS_SHOWN:
             parts.append(f"`{label}` in `{shown}`")

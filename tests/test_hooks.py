@@ -454,7 +454,7 @@ def test_the_peer_list_shows_parametrisations_and_refuses_a_test_without_docstri
 
 
         @pytest.mark.parametrize("config", LONG)
-        @pytest.mark.parametrize("size", [pytest.param(1), 2])
+        @pytest.mark.parametrize(argvalues=[pytest.param(1), 2], argnames="size")
         def test_big(config, size):
             """Big ones."""
 

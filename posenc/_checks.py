@@ -17,6 +17,18 @@ Limits (each defined once, here):
 * ``MAX_WIDTH``: no encoding may have more than 2**16 channels. Frequencies are computed
   correctly rounded in decimal arithmetic, one pair at a time (about a second at this
   width), so a wider request would run for minutes before any output exists.
+* ``INTEGER_LIMIT``: every integer argument (a size, distance, bucket count, window or
+  length) is at most 2**53 - 1 unless its function gives it a smaller range; checked where it
+  is read, so a huge Python integer (2**63, 2**1100) is refused by name instead of ending in an
+  ``OverflowError`` from a later float or int64 conversion. Below it every integer is exact in
+  float64 and any sum or difference of two of them is exact in int64.
+
+Arrays: a ragged nested list (rows of different lengths) or an object array is named as such,
+Python integers in an object array are read as int64 when they fit, and a result that would
+not be finite in float64 (an overflow of finite arguments) is refused by ``finite`` rather
+than returned. NaN and infinity are refused in every array of numbers a function reads
+(queries, keys, values, ``x``, tables, weights); the one exception is ``-inf`` in attention
+scores, where it marks a masked key.
 """
 
 from __future__ import annotations
@@ -36,6 +48,14 @@ PHASE_LIMIT = float(EXACT_INTEGER_LIMIT)
 MAX_ELEMENTS = 2**27
 #: Most channels in one encoding (width, head_dim, rotary_dim, dim, x's last axis).
 MAX_WIDTH = 2**16
+#: Largest integer argument: exact in float64, and the sum or difference of two fits int64.
+INTEGER_LIMIT = EXACT_INTEGER_LIMIT - 1
+#: Elements of a temporary worth computing in one block: large enough to amortise NumPy's
+#: per-call cost, small enough (8 MiB in float64) to stay far below any result's size limit.
+BLOCK_ELEMENTS = 2**20
+_INT64 = np.iinfo(np.int64)
+#: Largest finite float64.
+MAX_FLOAT = float(np.finfo(np.float64).max)
 
 LAYOUTS = ("interleaved", "halves")
 
@@ -45,21 +65,28 @@ def _is_bool(value: Any) -> bool:
 
 
 def _is_real(array: np.ndarray) -> bool:
-    """Whether an array holds real numbers: an integer or floating dtype, never bool."""
-    return array.dtype != np.bool_ and (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    )
+    """Whether an array holds real numbers: a signed, unsigned or floating dtype.
+
+    By kind, not by NumPy's type tree: that counts ``timedelta64`` as an integer and would let
+    a duration through as a count.
+    """
+    return array.dtype.kind in "iuf"
 
 
-def integer(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    """Return ``value`` as an ``int``; reject bools, floats and anything outside [minimum, maximum]."""
+def integer(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = INTEGER_LIMIT) -> int:
+    """Return ``value`` as an ``int``; reject bools, floats and anything outside [minimum, maximum].
+
+    ``maximum`` defaults to INTEGER_LIMIT, so no integer argument is unbounded by accident;
+    ``None`` leaves the top open for a caller that bounds the value itself right after.
+    """
     if _is_bool(value) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
     value = int(value)
     if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+        raise ValueError(f"{name} must be >= {minimum}, got {_describe(value)}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {_describe(value)}")
+        why = " (2**53 - 1: exact in float64, as every integer argument must be)" if maximum == INTEGER_LIMIT else ""
+        raise ValueError(f"{name} must be <= {maximum}{why}, got {_describe(value)}")
     return value
 
 
@@ -112,7 +139,7 @@ def layout(value: Any) -> str:
 
 def width(value: Any, name: str = "width") -> int:
     """A model width: a positive even integer (channels come in sine/cosine pairs), at most MAX_WIDTH."""
-    value = integer(name, value)
+    value = integer(name, value, maximum=None)  # channel_count bounds it, with its own reason
     if value <= 0 or value % 2:
         raise ValueError(f"{name} must be a positive even integer (channels come in pairs), got {value}")
     return channel_count(value, name)
@@ -144,6 +171,22 @@ def float_dtype(value: Any) -> np.dtype:
     return dtype
 
 
+def finite(names: str, result: Any) -> Any:
+    """Return ``result`` if every value in it is finite; otherwise refuse the arguments that overflowed.
+
+    Called on what a function computed from finite arguments: a NaN or infinity there means
+    float64 overflowed (the true value is beyond it, or an intermediate was), and returning it
+    would be a silent wrong answer. ``result`` may be an array, a float or a tuple of them.
+    """
+    parts = result if isinstance(result, tuple) else (result,)
+    for part in parts:
+        if not np.all(np.isfinite(part)):
+            raise ValueError(
+                f"{names} must be small enough that the result is finite in float64 (it overflowed)"
+            )
+    return result
+
+
 def elements(names: str, *sizes: int) -> None:
     """Reject a request for an array of ``prod(sizes)`` elements above MAX_ELEMENTS, before allocating."""
     count = math.prod(sizes)
@@ -158,18 +201,41 @@ _WITHIN_INT64 = "within int64"
 _OFFSET_RULE = "below 2**53 in magnitude (the range of position ids, where phases have accurate cosines)"
 
 
-def _too_large_for_int64(name: str, array: np.ndarray, rule: str) -> None:
-    """Python integers beyond int64 arrive as an object array: say they are too large, not of a bad type."""
-    if array.dtype == object and array.size and all(
-        isinstance(item, numbers.Integral) and not _is_bool(item) for item in array.flat
-    ):
-        raise ValueError(f"{name} must be {rule}, got an integer beyond int64")
+def as_array(name: str, value: Any, rule: str | None = None) -> np.ndarray:
+    """``value`` as a NumPy array, with the two ways NumPy fails on a hostile list named for the caller.
+
+    A ragged nested list (rows of different lengths) is refused by name instead of with NumPy's
+    "inhomogeneous shape" message. An object array (NumPy's answer to Python integers beyond
+    int64, or to mixed contents) is read item by item: integers that fit become int64; with
+    ``rule`` (an integer argument's range) a larger one is refused by that rule, without it
+    (real-valued arguments) every real item becomes float64, an integer beyond float64 becoming
+    an infinity that the finiteness checks refuse; anything else is a TypeError naming the
+    item's type.
+    """
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be a rectangular array (every row the same length), got a ragged nested sequence"
+        ) from None
+    if array.dtype != object:
+        return array
+    items = array.ravel().tolist()
+    bad = next((item for item in items if _is_bool(item) or not isinstance(item, numbers.Real)), None)
+    if bad is not None:
+        what = "a ragged nested sequence" if isinstance(bad, (list, tuple, np.ndarray)) else type(bad).__name__
+        raise TypeError(f"{name} must hold real numbers, got an object array holding {what}")
+    if all(isinstance(item, numbers.Integral) for item in items):
+        if all(_INT64.min <= item <= _INT64.max for item in items):
+            return np.array(items, dtype=np.int64).reshape(array.shape)
+        if rule is not None:
+            raise ValueError(f"{name} must be {rule}, got an integer beyond int64")
+    return np.array([_as_float(name, item) for item in items], dtype=np.float64).reshape(array.shape)
 
 
 def _real_array(name: str, value: Any, *, what: str, rule: str) -> np.ndarray:
     """``value`` as an array of integers or floats; an empty list (float64 to NumPy) counts as integers."""
-    array = np.asarray(value)
-    _too_large_for_int64(name, array, rule)
+    array = as_array(name, value, rule)
     if not _is_real(array):
         raise TypeError(f"{name} must hold {what}, got dtype {array.dtype}")
     if array.size == 0:
@@ -219,10 +285,9 @@ def offsets(value: Any, name: str = "offset") -> np.ndarray:
     The bound is that of position ids (an offset is a difference of two of them); it also keeps
     every phase ``offset * omega`` (omega <= 1) within PHASE_LIMIT.
     """
-    array = np.asarray(value)
-    _too_large_for_int64(name, array, _OFFSET_RULE)
+    array = as_array(name, value, _OFFSET_RULE)
     if not _is_real(array):
-        raise TypeError(f"{name} must be a real number or an array of them, got {value!r}")
+        raise TypeError(f"{name} must be a real number or an array of them, got {_describe_array(value)}")
     array = array.astype(np.float64)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite, got NaN or infinity")
@@ -230,9 +295,15 @@ def offsets(value: Any, name: str = "offset") -> np.ndarray:
     return array
 
 
+def _describe_array(value: Any) -> str:
+    """A short description of a rejected array argument: its repr if short, else its type."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"a value of type {type(value).__name__}"
+
+
 def real_array(name: str, value: Any, *, ndim: int, what: str = "") -> np.ndarray:
     """A finite real array with exactly ``ndim`` axes (``what`` names them in the error), as float64."""
-    array = np.asarray(value)
+    array = as_array(name, value)
     if not _is_real(array):
         raise TypeError(f"{name} must be a real array, got dtype {array.dtype}")
     if array.ndim != ndim:
@@ -246,15 +317,25 @@ def real_array(name: str, value: Any, *, ndim: int, what: str = "") -> np.ndarra
 def vectors(
     value: Any, ids: np.ndarray, *, name: str = "x", ids_name: str = "position_ids", item: str = "id"
 ) -> np.ndarray:
-    """``x`` of RoPE: a real array of shape (..., n, d), d >= 1, with one position id (or offset) per row."""
-    array = np.asarray(value)
+    """``x`` of RoPE: a finite real array of shape (..., n, d), d >= 1, with one position id (or offset) per row.
+
+    NaN and infinity are refused, as in every array of numbers posenc reads: a rotation would
+    spread one NaN channel over its pair and return it as if it were a result.
+    """
+    array = as_array(name, value)
     if not _is_real(array):
         raise TypeError(f"{name} must be a real array, got dtype {array.dtype}")
     if array.ndim < 2:
         raise ValueError(f"{name} must have shape (..., n, d) with at least 2 axes, got shape {array.shape}")
     if array.shape[-1] == 0:
         raise ValueError(f"{name}'s last axis must not be empty")
-    if ids.ndim != 1 or ids.size != array.shape[-2]:
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite, got NaN or infinity")
+    if ids.ndim != 1:
+        raise ValueError(
+            f"{ids_name} must be one {item} or one-dimensional (one per row of {name}), got shape {ids.shape}"
+        )
+    if ids.size != array.shape[-2]:
         raise ValueError(
             f"{ids_name} must have one {item} per row of {name}: got {ids.size} {item}s for {array.shape[-2]} rows"
         )
@@ -280,7 +361,7 @@ def phases(ids: np.ndarray, frequencies: np.ndarray, name: str) -> None:
 
 def embedding_width(value: Any, schedule: str) -> int:
     """A sinusoidal width that may be odd (fairseq pads it with a zero channel); at least one pair."""
-    value = integer("width", value)
+    value = integer("width", value, maximum=None)  # channel_count bounds it, with its own reason
     if value < 2:
         raise ValueError(f"width must be >= 2 (at least one sine/cosine pair), got {value}")
     if schedule == "fairseq" and value < 4:
@@ -303,11 +384,37 @@ def token_ids(value: Any) -> np.ndarray:
     return array
 
 
-def relative_positions(value: Any) -> np.ndarray:
-    """T5's relative positions: integers of any shape below 2**24 in magnitude, as int64."""
+#: Relative positions bucketed in float32 (T5, DeBERTa) must be below this in magnitude.
+FLOAT32_EXACT_LIMIT = 2**24
+
+
+def relative_positions(value: Any, model: str = "T5") -> np.ndarray:
+    """Relative positions for float32 bucketing: integers of any shape below 2**24 in magnitude, as int64.
+
+    ``model`` (T5 or DeBERTa) is named in the rule, whose float32 arithmetic needs the bound.
+    """
     array = integer_array("relative_position", value)
-    _below_exact_limit("relative_position", array, "below 2**24 in magnitude (exact in float32, as T5 needs)", 2**24)
+    _below_exact_limit(
+        "relative_position", array, f"below 2**24 in magnitude (exact in float32, as {model} needs)",
+        FLOAT32_EXACT_LIMIT,
+    )
     return array
+
+
+def id_distances(query_ids: np.ndarray, key_ids: np.ndarray, model: str) -> None:
+    """Refuse query and key ids whose largest distance reaches 2**24, before any grid is built.
+
+    The grid's largest ``|query - key|`` follows from the ids' extremes, so the rule of
+    ``relative_positions`` is checked on the arguments the caller passed, in their names.
+    """
+    if not (query_ids.size and key_ids.size):
+        return
+    span = max(int(key_ids.max()) - int(query_ids.min()), int(query_ids.max()) - int(key_ids.min()))
+    if span >= FLOAT32_EXACT_LIMIT:
+        raise ValueError(
+            f"query_ids and key_ids must be less than 2**24 apart (relative positions exact in float32, as "
+            f"{model} needs), got a distance of {span}"
+        )
 
 
 def rotary_dim(value: Any, channels: int, channels_name: str) -> int:
@@ -326,7 +433,7 @@ def rotary_dim(value: Any, channels: int, channels_name: str) -> int:
 
 def _per_pair(name: str, value: Any, pairs: int, what: str) -> np.ndarray:
     """A real array with one entry per rotated pair (``what`` says what an entry is), as float64."""
-    array = np.asarray(value)
+    array = as_array(name, value)
     if not _is_real(array):
         raise TypeError(f"{name} must be an array of real numbers, got dtype {array.dtype}")
     array = array.astype(np.float64)
@@ -357,7 +464,7 @@ def pair_factors(name: str, value: Any, pairs: int) -> np.ndarray:
 
 def attention_scores(value: Any) -> np.ndarray:
     """Attention scores with the keys on the last axis: real, finite or -inf (masked), as float64."""
-    array = np.asarray(value)
+    array = as_array("scores", value)
     if not _is_real(array):
         raise TypeError(f"scores must be a real array, got dtype {array.dtype}")
     if array.ndim < 1 or array.shape[-1] == 0:

@@ -13,7 +13,9 @@
   lists, only "proportional" is not reproduced.
 * T5's relative-position buckets, bidirectional and causal.
 
-Every function checks its arguments and names the offending one in its error. The sines and
+Every function checks its arguments and names the offending one in its error; as everywhere in
+posenc, NaN and infinity in an array argument (``x``, ``inv_freq``) are refused, not passed
+through, and so is a result that would overflow float64. The sines and
 cosines are computed with posenc's accurate phases (see ``posenc._precision``), so they are
 within 1e-15 of the exact values for position ids below 2**31, and every frequency table is
 correctly rounded.
@@ -174,7 +176,7 @@ def rope_permutation(
     [0, 4, 1, 5, 2, 6, 3, 7]
     """
     head_dim = _checks.width(head_dim, name="head_dim")
-    n_heads = _checks.integer("n_heads", n_heads, minimum=1)
+    n_heads = _checks.integer("n_heads", n_heads, minimum=1, maximum=None)  # bounded by the element check
     rotary_dim = _checks.rotary_dim(rotary_dim, head_dim, "head_dim")
     inverse = _checks.boolean("inverse", inverse)
     _checks.elements("n_heads and head_dim", n_heads, head_dim)
@@ -213,9 +215,11 @@ def apply_rope(
     layout = _checks.layout(layout)
     attention_factor = _checks.real("attention_factor", attention_factor)
     sin, cos = rope_sincos(ids, rotary_dim, base, inv_freq)
-    if attention_factor != 1.0:
-        sin, cos = sin * attention_factor, cos * attention_factor
-    return rotate_pairs(values, sin, cos, rotary_dim, layout)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, by name
+        if attention_factor != 1.0:
+            sin, cos = sin * attention_factor, cos * attention_factor
+        rotated = rotate_pairs(values, sin, cos, rotary_dim, layout)
+    return _checks.finite("x and attention_factor", rotated)
 
 
 def rope_sincos(
@@ -271,17 +275,17 @@ def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
     return schedule_frequencies(_rope_dim(dim), base=base)
 
 
-def _scaled_by(factor: float, compute: Any) -> np.ndarray:
-    """``compute()``'s frequencies, refused when dividing by ``factor`` overflowed float64.
+def _scaled_by(factor: Any, compute: Any, name: str = "factor") -> np.ndarray:
+    """``compute()``'s frequencies, refused when dividing by ``factor`` (the argument ``name``) overflowed float64.
 
     A factor below about ``1e-308`` turns ``omega / factor`` into infinity; that is an error
     naming the argument, not a table of ``inf``.
     """
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         frequencies = compute()
     if not np.all(np.isfinite(frequencies)):
-        raise ValueError(f"factor must be large enough that every frequency divided by it is finite in float64, "
-                         f"got {factor!r}")
+        got = f", got {factor!r}" if isinstance(factor, float) else ""  # a per-pair array is named, not printed
+        raise ValueError(f"{name} must be large enough that every frequency divided by it is finite in float64{got}")
     return frequencies
 
 
@@ -315,6 +319,10 @@ def dynamic_ntk_frequencies(
     length = max_position_embeddings if seq_len is None else _checks.integer("seq_len", seq_len, minimum=0)
     length = max(length, max_position_embeddings)
     stretch = factor * length / max_position_embeddings - (factor - 1)
+    if not math.isfinite(stretch):
+        # transformers' form overflows for a huge factor even where the stretch is small (at
+        # length == max_position_embeddings it is 1); the same value in a form that does not.
+        stretch = factor * ((length - max_position_embeddings) / max_position_embeddings) + 1
     try:
         new_base = base * stretch ** (dim / (dim - 2)) if stretch > 0 else 0.0
     except OverflowError:
@@ -451,6 +459,10 @@ def rope_scaling_frequencies(
     if not isinstance(rope_scaling, Mapping):
         raise TypeError(f"rope_scaling must be a mapping (a dict) or None, got {type(rope_scaling).__name__}")
     params = dict(rope_scaling)
+    odd = next((key for key in params if not isinstance(key, str)), None)
+    if odd is not None:
+        raise TypeError(f"rope_scaling's keys must be strings (a config's names), got {odd!r} of type "
+                        f"{type(odd).__name__}")
     kind = params.pop("rope_type", None)
     legacy = params.pop("type", None)
     kind = kind if kind is not None else legacy
@@ -538,7 +550,10 @@ def t5_relative_position_bucket(
         log_ratio = np.log(ratio.astype(np.float64)).astype(f32)  # float32 log, correctly rounded
     scaled = (log_ratio.astype(np.float64) / float(f32(math.log(max_distance / max_exact)))).astype(f32)
     scaled = (scaled.astype(np.float64) * (buckets - max_exact)).astype(f32)
-    large = np.minimum(max_exact + np.where(distance < max_exact, 0, scaled).astype(np.int64), buckets - 1)
+    # Capped before the integer conversion: a max_distance just above max_exact makes the float32
+    # log of their ratio tiny and ``scaled`` huge or infinite, which int64 would wrap.
+    scaled = np.minimum(np.where(distance < max_exact, 0, scaled), buckets)
+    large = np.minimum(max_exact + scaled.astype(np.int64), buckets - 1)
     result += np.where(distance < max_exact, distance, large)
     return int(result) if result.ndim == 0 else result
 

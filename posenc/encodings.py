@@ -11,6 +11,10 @@ Conventions (see the site's deep dive and the derivation registry, ``posenc.deri
   call builds an array of more than 2**27 elements or an encoding of more than 2**16
   channels. A request beyond a limit raises ``ValueError`` naming the argument before any
   work is done.
+* NaN and infinity: refused (``ValueError`` naming the argument) in every array a function
+  reads, ``x`` of ``rope`` included, never passed through into a result; a result that would
+  overflow float64 from finite arguments is refused in the same way. This is the rule of all
+  of posenc (``posenc._checks``).
 
 The frequency table, the sinusoidal rows and the RoPE rotation are computed in one place each,
 ``posenc.conventions`` (``schedule_frequencies``, ``sinusoidal_embedding``, ``apply_rope``),
@@ -154,7 +158,8 @@ def rope(
     r + d/2 as in GPT-NeoX. Scores of rotated queries and keys depend only on the offset:
     derivation ``rope-relative``. The cosines and sines applied are within 1e-15 of the exact
     ``cos(t omega_r)``, ``sin(t omega_r)`` for every id below 2**31 (as in ``sinusoidal``).
-    This is ``posenc.conventions.apply_rope`` with its defaults: every channel rotates.
+    This is ``posenc.conventions.apply_rope`` with its defaults: every channel rotates. ``x``
+    must be finite: a NaN or infinity in it is refused, not rotated into its pair's other channel.
     """
     ids = _checks.position_ids(position_ids)
     values = _checks.vectors(x, ids)
@@ -176,7 +181,7 @@ def alibi_slopes(n_heads: int, *, max_bias: float = 8.0) -> np.ndarray:
     >>> alibi_slopes(4, max_bias=4).tolist()
     [0.5, 0.25, 0.125, 0.0625]
     """
-    n = _checks.integer("n_heads", n_heads, minimum=1)
+    n = _checks.integer("n_heads", n_heads, minimum=1, maximum=None)  # bounded by the element check
     max_bias = _checks.real("max_bias", max_bias, minimum=0.0, strict=True)
     _checks.elements("n_heads", n)
 
@@ -198,7 +203,7 @@ def alibi_bias(n_heads: int, length: int, *, max_bias: float = 8.0) -> np.ndarra
     for any position ids.
     """
     slopes = alibi_slopes(n_heads, max_bias=max_bias)
-    length = _checks.integer("length", length, minimum=0)
+    length = _checks.integer("length", length, minimum=0, maximum=None)  # bounded by the element check
     _checks.elements("n_heads and length", slopes.size, length, length)
     i = np.arange(length)
     distance = (i[:, None] - i[None, :]).astype(np.float64)

@@ -15,7 +15,10 @@
 * ``streaming_cache``: the tokens an attention-sink cache keeps and the position ids it gives them.
 * ``attention_entropy``: the entropy of softmax attention (``ln n`` for n equal scores).
 
-Every function checks its arguments through ``posenc._checks`` and names the offending one.
+Every function checks its arguments through ``posenc._checks`` and names the offending one. As
+everywhere in posenc, NaN and infinity in an array argument (keys, ``x``, factors) are refused
+rather than passed through (``-inf`` in attention scores is the one exception: a masked key),
+and a result that would overflow float64 is refused instead of returned.
 """
 
 from __future__ import annotations
@@ -211,14 +214,22 @@ def longrope_frequencies(
     if factor is None:
         if max_position_embeddings is None:
             raise ValueError("max_position_embeddings is required when factor is not given (the scale is their ratio)")
+        # Both are integers below 2**53, so their ratio is a positive finite float: nothing to
+        # check under the name of a factor the caller never passed.
         max_position_embeddings = _checks.integer("max_position_embeddings", max_position_embeddings, minimum=1)
         factor = max_position_embeddings / original
-    factor = _checks.real("factor", factor, minimum=0.0, strict=True)
+    else:
+        factor = _checks.real("factor", factor, minimum=0.0, strict=True)
     if attention_factor is None:
         attention_factor = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original))
     attention_factor = _checks.real("attention_factor", attention_factor)
-    chosen = long if seq_len and seq_len > original else short
-    return conventions.rope_frequencies(dim, base=base) / chosen, attention_factor
+    use_long = bool(seq_len and seq_len > original)
+    chosen = long if use_long else short
+    inv_freq = conventions._scaled_by(
+        chosen, lambda: conventions.rope_frequencies(dim, base=base) / chosen,
+        "long_factor" if use_long else "short_factor",
+    )
+    return inv_freq, attention_factor
 
 
 def xpos_scales(
@@ -246,7 +257,12 @@ def xpos_scales(
     scale_base = _checks.real("scale_base", scale_base, minimum=0.0, strict=True)
     gamma = _checks.real("gamma", gamma, minimum=0.0, strict=True)
     _checks.elements("position_ids and dim", ids.size, dim // 2)
-    zeta = (np.arange(0, dim, 2, dtype=np.float64) + gamma * dim) / ((1 + gamma) * dim)
+    if gamma * dim < _checks.MAX_FLOAT:
+        zeta = (np.arange(0, dim, 2, dtype=np.float64) + gamma * dim) / ((1 + gamma) * dim)
+    else:
+        # gamma * dim overflows (inf / inf); dividing through by dim first gives the same zeta,
+        # which rounds to 1 at such a gamma.
+        zeta = (np.arange(0, dim, 2, dtype=np.float64) / dim + gamma) / (1 + gamma)
     with np.errstate(over="raise", under="ignore"):
         try:
             return zeta[None, :] ** (ids[:, None] / scale_base)
@@ -278,7 +294,8 @@ def apply_xpos(
     # A key's factor is the query's at -t: zeta ** (-t / scale_base), checked for overflow alike.
     scales = xpos_scales(-ids if keys else ids, rotated.shape[-1], scale_base=scale_base, gamma=gamma)
     per_channel = np.repeat(scales, 2, axis=-1) if layout == "interleaved" else np.concatenate([scales, scales], -1)
-    return rotated * per_channel
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _checks.finite("x and position_ids (their xPos scales)", rotated * per_channel)
 
 
 def rerotate_keys(
@@ -312,7 +329,8 @@ def rerotate_keys(
     base = _checks.base(base)
     layout = _checks.layout(layout)
     sin, cos = conventions.rope_sincos(moves, rotary_dim, base, inv_freq)
-    return conventions.rotate_pairs(values, sin, cos, rotary_dim, layout)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _checks.finite("keys", conventions.rotate_pairs(values, sin, cos, rotary_dim, layout))
 
 
 def streaming_cache(length: int, *, sinks: int, window: int) -> tuple[np.ndarray, np.ndarray]:
@@ -351,11 +369,17 @@ def attention_entropy(scores: ArrayLike) -> np.ndarray | float:
     True
     """
     array = _checks.attention_scores(scores)
-    shifted = array - np.max(array, axis=-1, keepdims=True)
+    top = np.max(array, axis=-1, keepdims=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # A spread beyond float64 (1e308 and -1e308) makes -inf here: that key's weight is 0,
+        # exactly as it would be for the true, finite difference.
+        shifted = array - top
     weights = np.exp(shifted)
-    total = np.sum(weights, axis=-1, keepdims=True)
-    # H = ln(total) - sum(p * shifted); masked keys have p = 0 and add nothing.
-    contribution = np.where(weights > 0, weights * np.where(np.isfinite(shifted), shifted, 0.0), 0.0)
-    entropy = np.log(total[..., 0]) - np.sum(contribution, axis=-1) / total[..., 0]
-    entropy = np.maximum(entropy, 0.0)  # rounding can leave -1e-17 for a one-hot row
+    # The first largest score has weight exactly 1; the sum of the others is formed apart so
+    # that ln(total) = log1p(rest) keeps the tiny entropy of a nearly one-hot row, which
+    # ln(1 + rest) would round away. Every term below is >= 0, so no cancellation either.
+    first = np.argmax(array, axis=-1)[..., None]
+    rest = np.sum(np.where(np.arange(array.shape[-1]) == first, 0.0, weights), axis=-1)
+    surprise = np.where(weights > 0, weights * -np.where(np.isfinite(shifted), shifted, 0.0), 0.0)
+    entropy = np.log1p(rest) + np.sum(surprise, axis=-1) / (1.0 + rest)
     return float(entropy) if entropy.ndim == 0 else entropy

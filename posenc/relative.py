@@ -13,7 +13,13 @@ may start anywhere. Conventions, stated once:
 * No function applies a causal mask unless it says so; a causal model hides keys after the
   query itself (``posenc.alibi_bias`` is the masked ALiBi).
 * Arguments follow posenc's rules (``posenc._checks``): errors name the argument and the rule,
-  and no call builds an array of more than 2**27 elements.
+  and no call builds an array of more than 2**27 elements. Intermediates are bounded by the
+  result, not only by that limit: where a per-table-row product (query times every row of a
+  relative table) would be larger than the result, the rows each entry needs are gathered in
+  blocks instead.
+* NaN and infinity are refused in every array read (queries, keys, values, tables, weights,
+  positions), as everywhere in posenc, and a result that would overflow float64 is refused
+  naming the arguments instead of being returned with ``inf`` or ``NaN`` in it.
 
 Sources: Shaw et al. (2018), Dai et al. (2019), Raffel et al. (2020), He et al. (2021),
 Press et al. (2021), Chi et al. (2022), Li et al. (2023), Golovneva et al. (2024).
@@ -52,6 +58,52 @@ def _grid(query_ids: np.ndarray, key_ids: np.ndarray, *leading: int) -> np.ndarr
 
 def _rows(name: str, value: ArrayLike, width_name: str = "d") -> np.ndarray:
     return _checks.real_array(name, value, ndim=2, what=f"(rows, {width_name})")
+
+
+def _block_rows(per_row: int) -> int:
+    """Rows per block when each row of a blocked computation builds ``per_row`` elements."""
+    return max(1, _checks.BLOCK_ELEMENTS // max(1, per_row))
+
+
+def _table_product_is_small(rows: int, table_rows: int, columns: int) -> bool:
+    """Whether ``(rows, table_rows)``, one product per table row, is no larger than the result.
+
+    The result has ``rows * columns`` entries; a table of many more rows than the keys (a large
+    clipping distance, a long position table) would make the product the largest array of the
+    call, so the callers gather the rows each entry needs instead.
+    """
+    return rows * table_rows <= max(rows * columns, _checks.BLOCK_ELEMENTS)
+
+
+def _dot_rows(q: np.ndarray, table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``out[i, j] = q[i] . table[index[i, j]]``, shape ``index.shape``, never larger than that in memory.
+
+    One product per table row when that is small (``q @ table.T``, then a gather), otherwise the
+    needed rows gathered block by block, each block at most BLOCK_ELEMENTS elements (or one row).
+    """
+    if _table_product_is_small(q.shape[0], table.shape[0], index.shape[1]):
+        return np.take_along_axis(q @ table.T, index, axis=1)
+    out = np.empty(index.shape)
+    step = _block_rows(index.shape[1] * table.shape[1])
+    for start in range(0, index.shape[0], step):
+        block = slice(start, start + step)
+        out[block] = np.einsum("id,ijd->ij", q[block], table[index[block]])
+    return out
+
+
+def _weighted_rows(alpha: np.ndarray, table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``out[i] = sum_j alpha[i, j] table[index[i, j]]``, shape ``(n, d)``, bounded like ``_dot_rows``."""
+    n, d = alpha.shape[0], table.shape[1]
+    if _table_product_is_small(n, table.shape[0], alpha.shape[1]):
+        per_row = np.zeros((n, table.shape[0]))  # the weight falling on each table row
+        np.add.at(per_row, (np.arange(n)[:, None], index), alpha)
+        return per_row @ table
+    out = np.empty((n, d))
+    step = _block_rows(index.shape[1] * d)
+    for start in range(0, n, step):
+        block = slice(start, start + step)
+        out[block] = np.einsum("ij,ijd->id", alpha[block], table[index[block]])
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -124,13 +176,16 @@ def shaw_logits(
     [[0.0, 0.0, 0.0], [0.0, 0.0, 0.7071]]
     """
     q, kk = _rows("queries", queries), _rows("keys", keys)
+    if q.shape[1] == 0:
+        raise ValueError("queries must have at least one column (the logits divide by sqrt(d)), got shape "
+                         f"{q.shape}")
     if kk.shape[1] != q.shape[1]:
         raise ValueError(f"keys must have the queries' width {q.shape[1]}, got {kk.shape[1]}")
     table, k = _shaw_table("relative_keys", relative_keys, q.shape[1])
     index = shaw_relative_index(_ids(query_ids, q.shape[0], "query_ids"), _ids(key_ids, kk.shape[0], "key_ids"), k)
-    per_row = q @ table.T  # (n_q, 2k + 1): q_i . a_r
-    relative = np.take_along_axis(per_row, index, axis=1)
-    return (q @ kk.T + relative) / math.sqrt(q.shape[1])
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
+        logits = (q @ kk.T + _dot_rows(q, table, index)) / math.sqrt(q.shape[1])
+    return _checks.finite("queries, keys and relative_keys", logits)
 
 
 def shaw_values(
@@ -156,9 +211,9 @@ def shaw_values(
         raise ValueError(f"values must have one row per key (weights has {alpha.shape[1]} columns), got {v.shape[0]}")
     table, k = _shaw_table("relative_values", relative_values, v.shape[1])
     index = shaw_relative_index(_ids(query_ids, alpha.shape[0], "query_ids"), _ids(key_ids, v.shape[0], "key_ids"), k)
-    per_row = np.zeros((alpha.shape[0], table.shape[0]))
-    np.add.at(per_row, (np.arange(alpha.shape[0])[:, None], index), alpha)
-    return alpha @ v + per_row @ table
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
+        out = alpha @ v + _weighted_rows(alpha, table, index)
+    return _checks.finite("weights, values and relative_values", out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -222,15 +277,26 @@ def transformer_xl_terms(
     base = _checks.base(base)
     distance = _grid(_ids(query_ids, q.shape[0], "query_ids"), _ids(key_ids, kk.shape[0], "key_ids"), head)
     distinct, where = np.unique(distance, return_inverse=True)
-    sines, cosines = _offset_sincos(distinct.astype(np.float64), width, base)
-    r = np.concatenate([sines, cosines], axis=-1) @ projection  # one r per distinct distance
     where = where.reshape(distance.shape)
-    return TransformerXLTerms(
-        content=q @ kk.T,
-        content_position=np.take_along_axis(q @ r.T, where, axis=1),
-        global_content=np.broadcast_to(kk @ global_content, distance.shape).copy(),
-        global_position=(r @ global_position)[where],
-    )
+    # The sinusoid table of every distinct distance is the call's work (checked against the
+    # limit like any sine table); it is built and projected a block of distances at a time, so
+    # only r, one d_k-vector per distance, is ever whole.
+    _checks.elements("query_ids, key_ids and position_projection's rows (d)", distinct.size, width // 2)
+    r = np.empty((distinct.size, head))
+    step = _block_rows(width)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
+        for start in range(0, distinct.size, step):
+            block = distinct[start : start + step].astype(np.float64)
+            sines, cosines = _offset_sincos(block, width, base)
+            r[start : start + step] = sines @ projection[: width // 2] + cosines @ projection[width // 2 :]
+        terms = TransformerXLTerms(
+            content=q @ kk.T,
+            content_position=_dot_rows(q, r, where),
+            global_content=np.broadcast_to(kk @ global_content, distance.shape).copy(),
+            global_position=(r @ global_position)[where],
+        )
+    _checks.finite("queries, keys, position_projection, u and v", tuple(terms) + (terms.total,))
+    return terms
 
 
 # ---------------------------------------------------------------------------------------
@@ -259,6 +325,7 @@ def t5_bias(
     weights = _checks.real_array("table", table, ndim=2, what="(num_buckets, n_heads)")
     queries = _checks.position_ids(query_ids, "query_ids")
     keys = _checks.position_ids(key_ids, "key_ids")
+    _checks.id_distances(queries, keys, "T5")  # before the grid, in the caller's names
     relative = -_grid(queries, keys, weights.shape[1])
     buckets = t5_relative_position_bucket(
         relative, bidirectional=bidirectional, num_buckets=weights.shape[0], max_distance=max_distance
@@ -283,15 +350,8 @@ def deberta_log_bucket(relative_position: ArrayLike, bucket_size: int, max_posit
     >>> deberta_log_bucket([-600, -300, -5, 0, 5, 300, 511, 600], 256, 512).tolist()
     [-270, -207, -5, 0, 5, 207, 255, 270]
     """
-    position = _checks.relative_positions(relative_position)
-    bucket_size = _checks.integer("bucket_size", bucket_size, minimum=2)
-    mid = bucket_size // 2
-    max_position = _checks.integer("max_position", max_position)
-    if max_position - 1 <= mid:
-        raise ValueError(
-            f"max_position must be > bucket_size // 2 + 1 = {mid + 1} (log((max_position - 1) / mid) must be "
-            f"positive), got {max_position}"
-        )
+    position = _checks.relative_positions(relative_position, "DeBERTa")
+    mid, max_position = _deberta_bucket_arguments(bucket_size, max_position)
     f32 = np.float32
     distance = np.abs(position)
     large = distance > mid
@@ -300,9 +360,28 @@ def deberta_log_bucket(relative_position: ArrayLike, bucket_size: int, max_posit
     log_span = f32(math.log(float(f32((max_position - 1) / mid))))
     scaled = (log_ratio.astype(np.float64) / float(log_span)).astype(f32)
     scaled = (scaled.astype(np.float64) * (mid - 1)).astype(f32)
+    if np.any(np.abs(scaled) >= 2**62):
+        # A log span near 0 in float32 gives buckets that int64 would wrap; refused, not wrapped.
+        raise ValueError(
+            f"bucket_size and max_position must give buckets within int64 for relative positions up to "
+            f"{int(distance.max())}, got bucket_size {bucket_size} and max_position {max_position}"
+        )
     bucket = np.ceil(scaled).astype(np.int64) + mid
     result = np.where(large, np.sign(position) * bucket, position)
     return int(result) if result.ndim == 0 else result
+
+
+def _deberta_bucket_arguments(bucket_size: object, max_position: object) -> tuple[int, int]:
+    """``(bucket_size // 2, max_position)`` after their checks: float32 ``log((max_position - 1) / mid)`` > 0."""
+    bucket_size = _checks.integer("bucket_size", bucket_size, minimum=2)
+    mid = bucket_size // 2
+    max_position = _checks.integer("max_position", max_position)
+    if max_position - 1 <= mid or np.float32((max_position - 1) / mid) <= 1:
+        raise ValueError(
+            f"max_position must be > bucket_size // 2 + 1 = {mid + 1} by enough that (max_position - 1) / "
+            f"(bucket_size // 2) is > 1 in float32 (its log divides), got {max_position}"
+        )
+    return mid, max_position
 
 
 def deberta_relative_positions(
@@ -321,12 +400,15 @@ def deberta_relative_positions(
     >>> deberta_relative_positions([0, 1], [0, 1, 2]).tolist()
     [[0, -1, -2], [1, 0, -1]]
     """
-    relative = _grid(_checks.position_ids(query_ids, "query_ids"), _checks.position_ids(key_ids, "key_ids"))
+    queries, keys = _checks.position_ids(query_ids, "query_ids"), _checks.position_ids(key_ids, "key_ids")
     if (bucket_size is None) != (max_position is None):
         raise ValueError("bucket_size and max_position must be given together (or neither)")
     if bucket_size is None:
-        return relative
-    return deberta_log_bucket(relative, bucket_size, max_position)
+        return _grid(queries, keys)
+    # Every argument is checked before the grid is built, the distances in the caller's names.
+    _deberta_bucket_arguments(bucket_size, max_position)
+    _checks.id_distances(queries, keys, "DeBERTa")
+    return deberta_log_bucket(_grid(queries, keys), bucket_size, max_position)
 
 
 # ---------------------------------------------------------------------------------------
@@ -359,7 +441,7 @@ KERPLE_VARIANTS = ("power", "log")
 
 
 def _head_parameters(name: str, value: ArrayLike) -> np.ndarray:
-    array = _checks.real_array(name, np.atleast_1d(np.asarray(value)), ndim=1, what="(n_heads,)")
+    array = _checks.real_array(name, np.atleast_1d(_checks.as_array(name, value)), ndim=1, what="(n_heads,)")
     if array.size == 0:
         raise ValueError(f"{name} must hold one value per head, got none")
     return array
@@ -394,9 +476,23 @@ def kerple_bias(
         _grid(_checks.position_ids(query_ids, "query_ids"), _checks.position_ids(key_ids, "key_ids"), scale.size)
     ).astype(np.float64)
     a, c = scale[:, None, None], shape[:, None, None]
-    if variant == "power":
-        return -a * distance[None] ** c
-    return -a * np.log1p(c * distance[None])
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
+        if variant == "power":
+            bias = -a * distance[None] ** c
+        else:
+            bias = -a * _log1p_product(c, distance[None])
+    return _checks.finite("r1 and r2", bias)
+
+
+def _log1p_product(c: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``log(1 + c x)`` for ``c > 0`` and ``x >= 0``, finite wherever the true value is.
+
+    ``c x`` may overflow (a huge c) although its log is small: there ``log c + log x`` is the
+    value, the 1 being far below rounding.
+    """
+    with np.errstate(over="ignore", divide="ignore"):
+        product = c * x
+        return np.where(np.isfinite(product), np.log1p(product), np.log(c) + np.log(x))
 
 
 def fire_bias(
@@ -435,10 +531,26 @@ def fire_bias(
     threshold = _checks.real("threshold", threshold, minimum=0.0, strict=True)
     queries = _checks.position_ids(query_ids, "query_ids")
     distance = np.abs(_grid(queries, _checks.position_ids(key_ids, "key_ids"), max(w1.size, w2.shape[0])))
-    normaliser = np.log1p(c * np.maximum(threshold, queries.astype(np.float64)))
-    x = np.log1p(c * distance.astype(np.float64)) / normaliser[:, None]
-    hidden = np.maximum(x[..., None] * w1 + b1, 0.0)  # (n_q, n_k, hidden)
-    return np.moveaxis(hidden @ w2.T + b2, -1, 0)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
+        x = _psi(c, distance.astype(np.float64)) / _psi(c, np.maximum(threshold, queries.astype(np.float64)))[:, None]
+        hidden = np.maximum(x[..., None] * w1 + b1, 0.0)  # (n_q, n_k, hidden)
+        bias = np.moveaxis(hidden @ w2.T + b2, -1, 0)
+    return _checks.finite("hidden_weights, hidden_bias, output_weights, output_bias, c and threshold", bias)
+
+
+def _psi(c: float, x: np.ndarray) -> np.ndarray:
+    """FIRE's ``psi(x) = log(1 + c x)`` divided by ``min(c, 1)``: only ratios of it are used.
+
+    At a tiny c, ``log1p(c x)`` is subnormal or 0 and the ratio of two of them is 0/0 or
+    inaccurate, although it tends to the ratio of the x; ``log1p(c x) / c`` is computed
+    instead, from its series ``x (1 - y/2 + y**2/3 - y**3/4)`` (y = c x, error below y**4/5)
+    where y is small. At a huge c, ``c x`` overflows and ``log c + log x`` is used.
+    """
+    if c > 1.0:
+        return _log1p_product(np.float64(c), x)
+    y = c * x
+    series = x * (1.0 - y * (1.0 / 2.0 - y * (1.0 / 3.0 - y / 4.0)))
+    return np.where(y < 1e-4, series, np.log1p(y) / c)
 
 
 # ---------------------------------------------------------------------------------------
@@ -459,7 +571,8 @@ def cope_positions(logits: ArrayLike) -> np.ndarray:
     a = _checks.real_array("logits", logits, ndim=2, what="(n, n)")
     if a.shape[0] != a.shape[1]:
         raise ValueError(f"logits must be square (one causal head, queries and keys the same rows), got {a.shape}")
-    gates = np.tril(1.0 / (1.0 + np.exp(-a)))
+    with np.errstate(over="ignore"):  # exp(-a) = inf for a very negative logit: its gate is 0, as it should be
+        gates = np.tril(1.0 / (1.0 + np.exp(-a)))
     return np.flip(np.cumsum(np.flip(gates, axis=1), axis=1), axis=1) * np.tri(a.shape[0])
 
 
@@ -483,11 +596,17 @@ def cope_logits(queries: ArrayLike, positions: ArrayLike, position_embeddings: A
             f"positions must have shape ({q.shape[0]}, {q.shape[0]}) and position_embeddings width {q.shape[1]}, "
             f"got {p.shape} and {table.shape[1]}"
         )
+    if table.shape[0] == 0:
+        raise ValueError("position_embeddings must have at least one row (position 0), got none")
     if np.any(p < 0):
         raise ValueError("positions must be >= 0 (sums of gates)")
     p = np.minimum(p, table.shape[0] - 1)
-    per_position = q @ table.T  # (n, P): q_i . e[k] for every integer k
+    # Rows past the largest position are never read; dropping them keeps q_i . e[k] from being
+    # formed for a long table that the positions do not reach.
+    table = table[: int(np.ceil(p.max())) + 1 if p.size else 1]
     floor, ceil = np.floor(p).astype(np.int64), np.ceil(p).astype(np.int64)
     weight = p - floor
-    above, below = np.take_along_axis(per_position, ceil, 1), np.take_along_axis(per_position, floor, 1)
-    return weight * above + (1 - weight) * below
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
+        above, below = _dot_rows(q, table, ceil), _dot_rows(q, table, floor)
+        logits = weight * above + (1 - weight) * below
+    return _checks.finite("queries and position_embeddings", logits)

@@ -444,7 +444,7 @@ def _per_pair(name: str, value: Any, pairs: int, what: str) -> np.ndarray:
 
 def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarray:
     """One finite, non-negative angular frequency per rotated pair, as float64."""
-    array = _per_pair(name, value, pairs, "one per rotated pair")
+    array = _per_pair(name, value, pairs, "one per rotated pair of rotary_dim")
     if not np.all(np.isfinite(array)) or np.any(array < 0):
         raise ValueError(f"{name} must be finite and >= 0")
     return array

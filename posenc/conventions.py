@@ -534,7 +534,10 @@ def t5_relative_position_bucket(
     max_exact = buckets // 2
     max_distance = _checks.integer("max_distance", max_distance)
     if max_distance <= max_exact:
-        raise ValueError(f"max_distance must be > {max_exact} (the last exact distance), got {max_distance}")
+        raise ValueError(
+            f"max_distance must be > {max_exact} (the last exact distance at num_buckets {num_buckets}), "
+            f"got {max_distance}"
+        )
     position = array.astype(np.int64)
     result = np.zeros(position.shape, dtype=np.int64)
     if bidirectional:

@@ -186,7 +186,9 @@ def alibi_slopes(n_heads: int, *, max_bias: float = 8.0) -> np.ndarray:
     _checks.elements("n_heads", n)
 
     def power_of_two(count: int) -> np.ndarray:
-        return 2.0 ** (-max_bias * np.arange(1, count + 1) / count)
+        # A huge max_bias overflows the exponent to -inf, whose power is 0: the slope in float64.
+        with np.errstate(over="ignore"):
+            return 2.0 ** (-max_bias * np.arange(1, count + 1) / count)
 
     m = 1 << (n.bit_length() - 1)
     if m == n:

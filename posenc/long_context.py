@@ -320,7 +320,7 @@ def rerotate_keys(
     >>> bool(np.allclose(rerotate_keys(posenc.rope(k, [5]), 3), posenc.rope(k, [8]), atol=1e-15))
     True
     """
-    values = np.asarray(keys)
+    values = _checks.as_array("keys", keys)
     moves = _checks.offsets(offset)
     if moves.ndim == 0 and values.ndim >= 2:
         moves = np.full(values.shape[-2], float(moves))

@@ -38,15 +38,15 @@ from .conventions import DEFAULT_BASE, t5_relative_position_bucket
 from .encodings import _offset_sincos, alibi_slopes
 
 
-def _ids(value: ArrayLike | None, rows: int | None, name: str) -> np.ndarray:
-    """Position ids, or ``0 .. rows - 1`` when none are given; their count must match ``rows``."""
+def _ids(value: ArrayLike | None, rows: int | None, name: str, rows_of: str) -> np.ndarray:
+    """Position ids, or ``0 .. rows - 1`` when none are given; one per row of the array ``rows_of`` (``rows``)."""
     if value is None:
         if rows is None:
             raise TypeError(f"{name} must be given")
         return np.arange(rows, dtype=np.int64)
     ids = _checks.position_ids(value, name)
     if rows is not None and ids.size != rows:
-        raise ValueError(f"{name} must have one id per row: got {ids.size} ids for {rows} rows")
+        raise ValueError(f"{name} must have one id per row of {rows_of}: got {ids.size} ids for {rows} rows")
     return ids
 
 
@@ -182,7 +182,9 @@ def shaw_logits(
     if kk.shape[1] != q.shape[1]:
         raise ValueError(f"keys must have the queries' width {q.shape[1]}, got {kk.shape[1]}")
     table, k = _shaw_table("relative_keys", relative_keys, q.shape[1])
-    index = shaw_relative_index(_ids(query_ids, q.shape[0], "query_ids"), _ids(key_ids, kk.shape[0], "key_ids"), k)
+    index = shaw_relative_index(
+        _ids(query_ids, q.shape[0], "query_ids", "queries"), _ids(key_ids, kk.shape[0], "key_ids", "keys"), k
+    )
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
         logits = (q @ kk.T + _dot_rows(q, table, index)) / math.sqrt(q.shape[1])
     return _checks.finite("queries, keys and relative_keys", logits)
@@ -210,7 +212,9 @@ def shaw_values(
     if v.shape[0] != alpha.shape[1]:
         raise ValueError(f"values must have one row per key (weights has {alpha.shape[1]} columns), got {v.shape[0]}")
     table, k = _shaw_table("relative_values", relative_values, v.shape[1])
-    index = shaw_relative_index(_ids(query_ids, alpha.shape[0], "query_ids"), _ids(key_ids, v.shape[0], "key_ids"), k)
+    index = shaw_relative_index(
+        _ids(query_ids, alpha.shape[0], "query_ids", "weights"), _ids(key_ids, v.shape[0], "key_ids", "values"), k
+    )
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
         out = alpha @ v + _weighted_rows(alpha, table, index)
     return _checks.finite("weights, values and relative_values", out)
@@ -275,7 +279,9 @@ def transformer_xl_terms(
     if global_content.shape != (head,) or global_position.shape != (head,):
         raise ValueError(f"u and v must have shape ({head},), got {global_content.shape} and {global_position.shape}")
     base = _checks.base(base)
-    distance = _grid(_ids(query_ids, q.shape[0], "query_ids"), _ids(key_ids, kk.shape[0], "key_ids"), head)
+    distance = _grid(
+        _ids(query_ids, q.shape[0], "query_ids", "queries"), _ids(key_ids, kk.shape[0], "key_ids", "keys"), head
+    )
     distinct, where = np.unique(distance, return_inverse=True)
     where = where.reshape(distance.shape)
     # The sinusoid table of every distinct distance is the call's work (checked against the
@@ -323,6 +329,9 @@ def t5_bias(
     [[5.0, 1.0, 0.0, 17.0, 31.0]]
     """
     weights = _checks.real_array("table", table, ndim=2, what="(num_buckets, n_heads)")
+    fewest = 4 if _checks.boolean("bidirectional", bidirectional) else 2
+    if weights.shape[0] < fewest:
+        raise ValueError(f"num_buckets must be >= {fewest} (num_buckets is table's rows), got {weights.shape[0]}")
     queries = _checks.position_ids(query_ids, "query_ids")
     keys = _checks.position_ids(key_ids, "key_ids")
     _checks.id_distances(queries, keys, "T5")  # before the grid, in the caller's names
@@ -593,8 +602,8 @@ def cope_logits(queries: ArrayLike, positions: ArrayLike, position_embeddings: A
     table = _rows("position_embeddings", position_embeddings)
     if p.shape != (q.shape[0], q.shape[0]) or table.shape[1] != q.shape[1]:
         raise ValueError(
-            f"positions must have shape ({q.shape[0]}, {q.shape[0]}) and position_embeddings width {q.shape[1]}, "
-            f"got {p.shape} and {table.shape[1]}"
+            f"positions must have shape ({q.shape[0]}, {q.shape[0]}) and position_embeddings width {q.shape[1]} "
+            f"(those of the queries, shape {q.shape}), got {p.shape} and {table.shape[1]}"
         )
     if table.shape[0] == 0:
         raise ValueError("position_embeddings must have at least one row (position 0), got none")

@@ -1,0 +1,658 @@
+"""Every public function of posenc against a hostile caller (issue 30).
+
+The promise: for any argument, a call either returns a finite, accurate result or raises
+ValueError or TypeError whose message names the argument, within a second and without
+allocating more than its result needs; never a silent wrong answer, never a bare
+OverflowError or IndexError from inside NumPy.
+
+``CALLS`` holds one valid call of every public function. The tests replace one argument at a
+time with hostile values (wrong types, ragged lists, object arrays, huge Python integers,
+extreme floats, NaN and infinity, read-only and strided arrays) and check the outcome; values
+that mean the same numbers (a read-only or strided copy, a nested list, an object array of small
+integers) must give the baseline's result. Then come the cases of the issue one by one, the
+stable forms against their exact values, and the memory and time of the functions whose
+intermediates used to outgrow their results.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+import tracemalloc
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import posenc
+
+# Deterministic: the same examples on every run, nothing read from or written to a database,
+# and few enough that the whole file runs in a few seconds.
+settings.register_profile(
+    "hostile", derandomize=True, database=None, deadline=None, max_examples=150,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+HOSTILE = settings.get_profile("hostile")
+
+#: The longest a call may take, hostile or not.
+SECONDS = 1.0
+#: What a call on these small arguments may allocate beyond a few times its result.
+SPARE_BYTES = 32 * 2**20
+
+_rng = np.random.default_rng(30)
+
+# A RuntimeWarning from NumPy (overflow, invalid value) inside a call means an inf or NaN was
+# made on the way, even if the result looks fine: an error here, so every such path is found.
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+
+def _normal(*shape: int) -> np.ndarray:
+    return _rng.standard_normal(shape)
+
+
+IDS = [0, 3, 5]
+KEYS = [1, 2]
+
+#: One valid call of every public function: (label, function, keyword arguments).
+CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
+    ("frequencies", posenc.frequencies, dict(width=8, base=10000.0)),
+    ("wavelengths", posenc.wavelengths, dict(width=8, base=10000.0)),
+    ("sinusoidal", posenc.sinusoidal,
+     dict(position_ids=IDS, width=8, base=10000.0, layout="interleaved", dtype=np.float64)),
+    ("shift_operator", posenc.shift_operator, dict(offset=[1.5, -2.0], width=4, base=10000.0)),
+    ("kernel", posenc.kernel, dict(offset=[1.5, -2.0], width=8, base=10000.0)),
+    ("squared_distance", posenc.squared_distance, dict(offset=[1.5, -2.0], width=8, base=10000.0)),
+    ("rope", posenc.rope, dict(x=_normal(2, 3, 8), position_ids=IDS, base=10000.0, layout="halves")),
+    ("alibi_slopes", posenc.alibi_slopes, dict(n_heads=6, max_bias=8.0)),
+    ("alibi_bias", posenc.alibi_bias, dict(n_heads=2, length=4, max_bias=8.0)),
+    ("schedule_frequencies", posenc.schedule_frequencies, dict(width=8, base=10000.0, schedule="fairseq")),
+    ("sinusoidal_embedding", posenc.sinusoidal_embedding,
+     dict(position_ids=IDS, width=7, base=10000.0, schedule="fairseq", layout="halves", padding_idx=3,
+          dtype=np.float64)),
+    ("fairseq_position_ids", posenc.fairseq_position_ids,
+     dict(input_ids=[[5, 6, 1], [1, 7, 8]], padding_idx=1, cache_length=2)),
+    ("fairseq_embedding", posenc.fairseq_embedding,
+     dict(input_ids=[[5, 6, 1], [1, 7, 8]], width=6, padding_idx=1, cache_length=2, base=10000.0,
+          dtype=np.float64)),
+    ("rope_permutation", posenc.rope_permutation, dict(head_dim=8, n_heads=2, rotary_dim=4, inverse=False)),
+    ("apply_rope", posenc.apply_rope,
+     dict(x=_normal(3, 8), position_ids=IDS, base=10000.0, inv_freq=[1.0, 0.1], layout="interleaved",
+          rotary_dim=4, attention_factor=1.2)),
+    ("rope_frequencies", posenc.rope_frequencies, dict(dim=8, base=10000.0)),
+    ("linear_scaled_frequencies", posenc.linear_scaled_frequencies, dict(dim=8, base=10000.0, factor=4.0)),
+    ("dynamic_ntk_frequencies", posenc.dynamic_ntk_frequencies,
+     dict(dim=8, base=10000.0, factor=2.0, max_position_embeddings=64, seq_len=200)),
+    ("yarn_frequencies", posenc.yarn_frequencies,
+     dict(dim=16, base=10000.0, factor=4.0, original_max_position_embeddings=64, beta_fast=4.0, beta_slow=1.0,
+          truncate=True, mscale=1.0, mscale_all_dim=0.8)),
+    ("llama3_frequencies", posenc.llama3_frequencies,
+     dict(dim=16, base=10000.0, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
+          original_max_position_embeddings=64)),
+    ("rope_scaling_frequencies", posenc.rope_scaling_frequencies,
+     dict(dim=8, rope_scaling={"rope_type": "dynamic", "factor": 2.0}, base=10000.0, max_position_embeddings=64,
+          seq_len=100)),
+    ("t5_relative_position_bucket", posenc.t5_relative_position_bucket,
+     dict(relative_position=[[-200, -3, 0], [4, 50, 7]], bidirectional=True, num_buckets=32, max_distance=128)),
+    ("absolute_table_rows", posenc.absolute_table_rows, dict(table=_normal(6, 3), position_ids=IDS)),
+    ("shaw_relative_index", posenc.shaw_relative_index, dict(query_ids=IDS, key_ids=KEYS, max_distance=2)),
+    ("shaw_logits", posenc.shaw_logits,
+     dict(queries=_normal(3, 4), keys=_normal(2, 4), relative_keys=_normal(5, 4), query_ids=IDS, key_ids=KEYS)),
+    ("shaw_values", posenc.shaw_values,
+     dict(weights=_rng.random((3, 2)), values=_normal(2, 4), relative_values=_normal(5, 4), query_ids=IDS,
+          key_ids=KEYS)),
+    ("transformer_xl_terms", posenc.transformer_xl_terms,
+     dict(queries=_normal(3, 4), keys=_normal(2, 4), position_projection=_normal(6, 4), u=_normal(4), v=_normal(4),
+          query_ids=IDS, key_ids=KEYS, base=10000.0)),
+    ("t5_bias", posenc.t5_bias,
+     dict(table=_normal(32, 2), query_ids=IDS, key_ids=KEYS, bidirectional=False, max_distance=128)),
+    ("deberta_log_bucket", posenc.deberta_log_bucket,
+     dict(relative_position=[-600, -5, 0, 5, 300], bucket_size=256, max_position=512)),
+    ("deberta_relative_positions", posenc.deberta_relative_positions,
+     dict(query_ids=IDS, key_ids=KEYS, bucket_size=4, max_position=8)),
+    ("alibi_symmetric_bias", posenc.alibi_symmetric_bias, dict(n_heads=2, query_ids=IDS, key_ids=KEYS, max_bias=8.0)),
+    ("kerple_bias power", posenc.kerple_bias,
+     dict(query_ids=IDS, key_ids=KEYS, r1=[1.0, 2.0], r2=[1.5, 0.5], variant="power")),
+    ("kerple_bias log", posenc.kerple_bias,
+     dict(query_ids=IDS, key_ids=KEYS, r1=[1.0, 2.0], r2=[3.0, 0.1], variant="log")),
+    ("fire_bias", posenc.fire_bias,
+     dict(query_ids=IDS, key_ids=KEYS, hidden_weights=_normal(4), hidden_bias=_normal(4),
+          output_weights=_normal(2, 4), output_bias=_normal(2), c=1.0, threshold=4.0)),
+    ("cope_positions", posenc.cope_positions, dict(logits=_normal(4, 4))),
+    ("cope_logits", posenc.cope_logits,
+     dict(queries=_normal(4, 3), positions=posenc.cope_positions(_normal(4, 4)), position_embeddings=_normal(5, 3))),
+    ("pair_index_at_turns", posenc.pair_index_at_turns, dict(dim=128, length=4096, turns=32.0, base=10000.0)),
+    ("critical_dimension", posenc.critical_dimension, dict(dim=128, training_length=4096, base=10000.0)),
+    ("yarn_correction_range", posenc.yarn_correction_range,
+     dict(dim=16, base=10000.0, original_max_position_embeddings=64, beta_fast=4.0, beta_slow=1.0, truncate=False)),
+    ("yarn_ramp", posenc.yarn_ramp,
+     dict(dim=16, base=10000.0, original_max_position_embeddings=64, beta_fast=4.0, beta_slow=1.0, truncate=True)),
+    ("yarn_attention_factor", posenc.yarn_attention_factor, dict(factor=4.0, mscale=1.0, mscale_all_dim=0.5)),
+    ("longrope_frequencies", posenc.longrope_frequencies,
+     dict(dim=4, base=10000.0, short_factor=[1.0, 1.5], long_factor=[1.0, 4.0], original_max_position_embeddings=4096,
+          max_position_embeddings=131072, seq_len=8192)),
+    ("longrope_frequencies factor", posenc.longrope_frequencies,
+     dict(dim=4, base=10000.0, short_factor=[1.0, 1.5], long_factor=[1.0, 4.0], original_max_position_embeddings=4096,
+          factor=32.0, attention_factor=1.1, seq_len=100)),
+    ("xpos_scales", posenc.xpos_scales, dict(position_ids=[-3, 0, 5], dim=8, scale_base=512.0, gamma=0.4)),
+    ("apply_xpos", posenc.apply_xpos,
+     dict(x=_normal(3, 8), position_ids=IDS, keys=True, base=10000.0, scale_base=512.0, gamma=0.4,
+          layout="interleaved")),
+    ("rerotate_keys", posenc.rerotate_keys,
+     dict(keys=_normal(2, 3, 8), offset=[1.0, -2.0, 3.5], base=10000.0, layout="halves", rotary_dim=6)),
+    ("streaming_cache", posenc.streaming_cache, dict(length=10, sinks=2, window=3)),
+    ("attention_entropy", posenc.attention_entropy, dict(scores=[[0.0, 1.0, -math.inf], [2.0, 2.0, 2.0]])),
+]
+
+LABELS = [label for label, _, _ in CALLS]
+
+
+def test_every_public_function_has_a_call():
+    public = {name for name in posenc.__all__ if callable(getattr(posenc, name)) and name != "TransformerXLTerms"}
+    assert public == {function.__name__ for _, function, _ in CALLS}
+
+
+# ---------------------------------------------------------------------------------------
+# Hostile values
+
+
+class _Opaque:
+    """An object NumPy can only hold in an object array."""
+
+
+INTEGERS = [
+    2**63, 2**63 - 1, 2**64, 2**1100, -(2**1100), 2**53, 2**53 - 1, 2**31, -1, 0,
+    np.uint64(2**64 - 1), np.int64(-(2**63)), True, 1.5, 3.0, math.nan, "3", None, [4], _Opaque(),
+]
+REALS = [
+    math.nan, math.inf, -math.inf, 1e308, -1e308, 5e-324, -5e-324, 1e-300, 0.0, -0.0, 2**1100, -(2**1100), 2**63,
+    np.float32(3e38), np.longdouble(10) ** 400, True, "1.0", None, 1 + 1j, [1.0], _Opaque(),
+]
+OTHERS = [None, 1, 0, 2**1100, math.nan, "", "nope", b"interleaved", [], {}, _Opaque(), np.float64, "float64 "]
+MAPPINGS = [
+    [], "dynamic", {3: 1}, {("rope_type",): "linear"}, {"rope_type": ["linear"]}, {"rope_type": "yarn"},
+    {"rope_type": "linear", "factor": 2**1100}, {"rope_type": "linear", "factor": math.nan},
+    {"rope_type": "linear", "factor": "4"}, {"rope_type": "linear", "factor": 5e-324},
+    {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2**63},
+    {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+     "original_max_position_embeddings": 2**1100},
+    {"rope_type": "longrope", "short_factor": [[1.0], [1.0, 2.0]], "long_factor": [1.0] * 4,
+     "original_max_position_embeddings": 64},
+    {"rope_type": "longrope", "short_factor": [5e-324] * 4, "long_factor": [1.0] * 4,
+     "original_max_position_embeddings": 64, "factor": 2.0},
+    {"rope_type": "dynamic", "factor": 1e308}, {"rope_type": "default", "rope_theta": 2**1100},
+]
+
+
+def _with_element(value: Any, item: Any) -> np.ndarray:
+    """``value`` as an object array with its first element replaced by ``item``."""
+    array = np.array(value, dtype=object)
+    array.flat[0] = item
+    return array
+
+
+def _ragged(array: np.ndarray) -> list:
+    """A nested list like ``array`` with its innermost last row one element short (a list among numbers in 1-D)."""
+    rows = array.tolist()
+    if array.ndim == 0:
+        return [[1.0], [1.0, 2.0]]
+    if array.ndim == 1:
+        return rows + [[1, 2]]
+    inner = rows
+    for _ in range(array.ndim - 2):
+        inner = inner[-1]
+    inner[-1] = inner[-1][:-1]
+    return rows
+
+
+def equivalent_arrays(value: Any) -> list[tuple[str, Any]]:
+    """The baseline's numbers in other forms a caller may pass; each must give the same result."""
+    array = np.asarray(value)
+    readonly = array.copy()
+    readonly.flags.writeable = False
+    strided = np.repeat(array[..., None], 2, axis=-1)[..., 0] if array.ndim else array
+    forms = [
+        ("nested list", array.tolist()), ("read-only", readonly), ("strided", strided),
+        ("Fortran order", np.asfortranarray(array)), ("big-endian", array.astype(array.dtype.newbyteorder(">"))),
+    ]
+    if array.dtype.kind in "iu":
+        forms.append(("object array of ints", array.astype(object)))
+    return forms
+
+
+def hostile_arrays(value: Any) -> list[tuple[str, Any]]:
+    """Hostile arrays shaped after the baseline ``value``."""
+    array = np.asarray(value)
+    floats = array.astype(np.float64)
+    variants: list[tuple[str, Any]] = []
+    for item in (math.nan, math.inf, -math.inf, 1e308, -1e308, 5e-324, 0.5, 2.0**53, -1.0):
+        changed = floats.copy()
+        changed.flat[0] = item
+        variants.append((f"an element {item!r}", changed))
+    for item in (2**53, 2**63, 2**64, 2**1100, -(2**1100), -1, None, "1", _Opaque(), True):
+        variants.append((f"an object element {item!r}", _with_element(array, item)))
+        variants.append((f"a list element {item!r}", _with_element(array, item).tolist()))
+    variants += [
+        ("ragged", _ragged(array)),
+        ("an extra axis", array[None]),
+        ("one axis fewer", array[0] if array.ndim else array),
+        ("empty", array[:0] if array.ndim else array.reshape(0)),
+        ("a scalar", 1.0),
+        ("strings", array.astype(str)),
+        ("bools", array.astype(bool)),
+        ("complex", array.astype(np.complex128)),
+        ("timedelta", np.where(np.isfinite(floats), floats, 0).astype(np.int64).astype("m8[s]")),
+        ("scaled by 1e300", floats * 1e300),
+        ("scaled by 1e-320", floats * 1e-320),
+        ("None", None),
+        ("a string", "0 1 2"),
+        ("a set", {1, 2}),
+    ]
+    return variants
+
+
+def hostile_values(value: Any) -> list[tuple[str, Any]]:
+    """Every hostile value for an argument whose valid baseline is ``value``."""
+    if isinstance(value, (bool, np.bool_)):
+        return [(repr(item), item) for item in OTHERS]
+    if isinstance(value, int):
+        return [(repr(item), item) for item in INTEGERS]
+    if isinstance(value, float):
+        return [(repr(item), item) for item in REALS]
+    if isinstance(value, dict):
+        return [(repr(item), item) for item in MAPPINGS + OTHERS]
+    if isinstance(value, (str, type)):
+        return [(repr(item), item) for item in OTHERS + [np.int64, np.complex128, np.bool_, "float128x"]]
+    return hostile_arrays(value)
+
+
+# ---------------------------------------------------------------------------------------
+# Running one call and judging its outcome
+
+
+def _names(argument: str, value: Any) -> list[str]:
+    """The names an error about ``argument`` may give: its own, or a key of a mapping passed as it."""
+    names = [argument]
+    if isinstance(value, dict):
+        names += [key for key in value if isinstance(key, str)] + ["rope_scaling"]
+    return names
+
+
+def _mentions(message: str, name: str) -> bool:
+    return re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", message) is not None
+
+
+def _result_bytes(result: Any) -> int:
+    parts = result if isinstance(result, tuple) else (result,)
+    return sum(np.asarray(part).nbytes for part in parts)
+
+
+def measured(function: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any, float, int]:
+    """(result or the exception raised, seconds taken, peak bytes allocated) of one call."""
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        outcome = function(**kwargs)
+    except Exception as error:  # judged by the caller: which exceptions are allowed is the test
+        outcome = error
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return outcome, seconds, peak
+
+
+def _all_finite(label: str, result: Any) -> bool:
+    """Whether every value is finite, except alibi_bias's -inf above the diagonal (its causal mask)."""
+    if label == "alibi_bias":
+        above = np.triu(np.ones(result.shape[-2:], dtype=bool), 1)
+        return bool(np.all(result[..., above] == -np.inf) and np.all(np.isfinite(result[..., ~above])))
+    parts = result if isinstance(result, tuple) else (result,)
+    return all(np.all(np.isfinite(np.asarray(part, dtype=np.float64))) for part in parts)
+
+
+def _invariants(label: str, kwargs: dict[str, Any], result: Any) -> None:
+    """What an integer result must satisfy whatever its arguments: no wrapped, out-of-range values."""
+    if label == "shaw_relative_index":
+        k = int(kwargs["max_distance"])
+        assert result.min(initial=0) >= 0 and result.max(initial=0) <= 2 * k
+    elif label == "streaming_cache":
+        kept, ids = result
+        assert np.all(kept >= 0) and np.all(kept < kwargs["length"]) and np.all(np.diff(kept) > 0)
+        assert ids.tolist() == list(range(kept.size))
+    elif label == "t5_relative_position_bucket":
+        assert np.all((result >= 0) & (result < kwargs["num_buckets"]))
+    elif label == "fairseq_position_ids":
+        assert np.all(result >= kwargs["padding_idx"]) and np.all(result < 2**53)
+    elif label in ("deberta_log_bucket", "deberta_relative_positions"):
+        assert np.all(np.abs(result) < 2**53)
+    elif label == "rope_permutation":
+        assert sorted(result.tolist()) == list(range(result.size))
+
+
+def judge(label: str, function: Callable[..., Any], kwargs: dict[str, Any], argument: str) -> Any:
+    """Call ``function(**kwargs)`` and assert the promise; return the result (None after an error)."""
+    outcome, seconds, peak = measured(function, kwargs)
+    where = f"{label} with a hostile {argument}"
+    assert seconds < SECONDS, f"{where} took {seconds:.2f} s"
+    if isinstance(outcome, Exception):
+        assert isinstance(outcome, (ValueError, TypeError)), f"{where} raised {outcome!r}"
+        assert type(outcome).__module__ == "builtins", f"{where} raised {type(outcome)!r}"
+        message = str(outcome)
+        assert any(_mentions(message, name) for name in _names(argument, kwargs[argument])), (
+            f"{where} raised {outcome!r}, which does not name {argument}"
+        )
+        assert peak < SPARE_BYTES, f"{where} allocated {peak} bytes before refusing"
+        return None
+    assert _all_finite(label, outcome), f"{where} returned a NaN or an infinity: {outcome!r}"
+    assert peak < SPARE_BYTES + 4 * _result_bytes(outcome), f"{where} allocated {peak} bytes"
+    _invariants(label, kwargs, outcome)
+    return outcome
+
+
+def _same(a: Any, b: Any) -> None:
+    parts_a = a if isinstance(a, tuple) else (a,)
+    parts_b = b if isinstance(b, tuple) else (b,)
+    for x, y in zip(parts_a, parts_b, strict=True):
+        np.testing.assert_allclose(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64),
+                                   rtol=1e-13, atol=1e-15)
+
+
+# ---------------------------------------------------------------------------------------
+# Every function, every argument, every hostile value
+
+
+@pytest.mark.parametrize("label, function, kwargs", CALLS, ids=LABELS)
+def test_every_argument_refuses_hostile_values_by_name_or_gives_a_finite_result(label, function, kwargs):
+    baseline = judge(label, function, kwargs, next(iter(kwargs)))
+    assert baseline is not None, f"{label}'s baseline call failed"
+    for argument, value in kwargs.items():
+        for _, hostile in hostile_values(value):
+            judge(label, function, {**kwargs, argument: hostile}, argument)
+
+
+@pytest.mark.parametrize("label, function, kwargs", CALLS, ids=LABELS)
+def test_the_same_numbers_in_another_form_give_the_same_result(label, function, kwargs):
+    baseline = function(**kwargs)
+    for argument, value in kwargs.items():
+        if not isinstance(value, (list, np.ndarray)):
+            continue
+        snapshot = np.array(value, copy=True)
+        for form, equivalent in equivalent_arrays(value):
+            result = judge(label, function, {**kwargs, argument: equivalent}, argument)
+            assert result is not None, f"{label} refused {argument} as a {form}"
+            _same(result, baseline)
+        assert np.array_equal(np.asarray(value), snapshot, equal_nan=True), f"{label} changed its {argument}"
+
+
+# ---------------------------------------------------------------------------------------
+# Property tests: any magnitude in any numeric argument or array element
+
+_magnitudes = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True),
+    st.integers(-(2**1100), 2**1100),
+    st.integers(-(2**70), 2**70),
+    st.integers(-(2**64), 2**64).map(lambda n: n * (2**40 + 1)),
+    st.sampled_from([0, 1, -1, 2**53 - 1, 2**53, 2**63 - 1, 2**63, 2**64, 0.5, 5e-324, 1e308]),
+)
+
+
+@HOSTILE
+@given(data=st.data(), call=st.sampled_from(CALLS), magnitude=_magnitudes)
+def test_any_number_in_any_numeric_argument_is_refused_by_name_or_gives_a_finite_result(data, call, magnitude):
+    label, function, kwargs = call
+    numeric = [name for name, value in kwargs.items() if type(value) in (int, float)]
+    arrays = [name for name, value in kwargs.items() if isinstance(value, (list, np.ndarray))]
+    argument = data.draw(st.sampled_from(numeric + arrays))
+    value = kwargs[argument]
+    if argument in arrays:
+        array = np.array(value, dtype=object)
+        index = data.draw(st.integers(0, max(array.size - 1, 0)))
+        if array.size:
+            array.flat[index] = magnitude
+        as_list = data.draw(st.booleans())
+        value = array.tolist() if as_list else array
+    else:
+        value = magnitude
+    judge(label, function, {**kwargs, argument: value}, argument)
+
+
+@HOSTILE
+@given(data=st.data(), call=st.sampled_from(CALLS))
+def test_any_size_of_array_is_refused_by_name_or_gives_a_finite_result(data, call):
+    label, function, kwargs = call
+    arrays = [name for name, value in kwargs.items() if isinstance(value, (list, np.ndarray))]
+    if not arrays:
+        return
+    argument = data.draw(st.sampled_from(arrays))
+    ndim = data.draw(st.integers(0, 3))
+    shape = tuple(data.draw(st.lists(st.integers(0, 6), min_size=ndim, max_size=ndim)))
+    kind = data.draw(st.sampled_from(["integers", "floats", "huge floats"]))
+    if kind == "integers":
+        value = data.draw(st.integers(0, 10)) + np.arange(math.prod(shape)).reshape(shape)
+    else:
+        scale = 1e300 if kind == "huge floats" else 1.0
+        value = _rng.standard_normal(shape) * scale
+    judge(label, function, {**kwargs, argument: value}, argument)
+
+
+# ---------------------------------------------------------------------------------------
+# The issue's cases, one by one
+
+BEYOND = "must be <= 9007199254740991"
+
+ISSUE_ERRORS = [
+    # Integers bounded where they are read (each was a bare OverflowError).
+    (lambda: posenc.shaw_relative_index([0], [1], 2**63), BEYOND, "max_distance"),
+    (lambda: posenc.t5_relative_position_bucket([5], max_distance=2**1100), BEYOND, "max_distance"),
+    (lambda: posenc.t5_relative_position_bucket([5], num_buckets=2**1100), BEYOND, "num_buckets"),
+    (lambda: posenc.deberta_log_bucket([5], 2**1100, 2**1101), BEYOND, "bucket_size"),
+    (lambda: posenc.deberta_log_bucket([5], 256, 2**1100), BEYOND, "max_position"),
+    (lambda: posenc.streaming_cache(2**1100, sinks=1, window=2), BEYOND, "length"),
+    (lambda: posenc.longrope_frequencies(4, short_factor=[1, 1], long_factor=[1, 1], original_max_position_embeddings=2,
+                                         max_position_embeddings=2**1100), BEYOND, "max_position_embeddings"),
+    (lambda: posenc.longrope_frequencies(4, short_factor=[1, 1], long_factor=[1, 1], original_max_position_embeddings=4,
+                                         factor=2.0, seq_len=2**63), BEYOND, "seq_len"),
+    (lambda: posenc.pair_index_at_turns(8, 2**1100, 1.0), BEYOND, "length"),
+    (lambda: posenc.critical_dimension(8, 2**63), BEYOND, "training_length"),
+    (lambda: posenc.yarn_correction_range(8, original_max_position_embeddings=2**1100), BEYOND,
+     "original_max_position_embeddings"),
+    (lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=2**1100), BEYOND,
+     "max_position_embeddings"),
+    (lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=4, seq_len=2**1100), BEYOND,
+     "seq_len"),
+    (lambda: posenc.llama3_frequencies(8, factor=2.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                                       original_max_position_embeddings=2**1100), BEYOND,
+     "original_max_position_embeddings"),
+    # Silent wrong answers, now refused.
+    (lambda: posenc.shaw_relative_index([0], [2**52], 2**63 - 1), BEYOND, "max_distance"),
+    (lambda: posenc.streaming_cache(2**63, sinks=1, window=2), BEYOND, "length"),
+    # Every message names the argument and the rule.
+    (lambda: posenc.sinusoidal([[1], [1, 2]], 4), "must be a rectangular array", "position_ids"),
+    (lambda: posenc.shaw_logits([[1.0], [1.0, 2.0]], np.ones((1, 1)), np.ones((1, 1))), "ragged", "queries"),
+    (lambda: posenc.cope_logits([[1.0]], [[0.5]], np.zeros((0, 1))), "at least one row", "position_embeddings"),
+    (lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "linear", "factor": 2.0, 3: 1}), "must be strings",
+     "rope_scaling"),
+    (lambda: posenc.rerotate_keys(np.ones((3, 2)), np.zeros((3, 1))), r"one-dimensional .*got shape \(3, 1\)",
+     "offset"),
+    (lambda: posenc.t5_bias(np.zeros((32, 1)), [0], [2**25]), "less than 2\\*\\*24 apart", "key_ids"),
+    (lambda: posenc.deberta_relative_positions([2**25], [0], bucket_size=256, max_position=512),
+     "as DeBERTa needs", "query_ids"),
+    (lambda: posenc.deberta_log_bucket([2**24], 256, 512), "as DeBERTa needs", "relative_position"),
+    (lambda: posenc.longrope_frequencies(4, short_factor=[5e-324, 1], long_factor=[1, 1],
+                                         original_max_position_embeddings=4, factor=2.0), "finite", "short_factor"),
+    (lambda: posenc.longrope_frequencies(4, short_factor=[1, 1], long_factor=[1, 5e-324],
+                                         original_max_position_embeddings=4, factor=2.0, seq_len=8), "finite",
+     "long_factor"),
+    # No NaN for a finite true answer: zero-width rows have no logits (0 / 0).
+    (lambda: posenc.shaw_logits(np.zeros((2, 0)), np.zeros((2, 0)), np.zeros((1, 0))), "at least one column",
+     "queries"),
+    # An overflow of finite arguments is refused, not returned as inf.
+    (lambda: posenc.rope(np.full((1, 2), 1.7e308), [1]), "overflowed", "x"),
+    (lambda: posenc.shaw_logits(np.full((1, 2), 1e200), np.full((1, 2), 1e200), np.zeros((1, 2))), "overflowed",
+     "queries"),
+    (lambda: posenc.kerple_bias([0], [10], 1e307, 2.0), "overflowed", "r1"),
+    # NaN: one rule, refused everywhere (rope passed it through before).
+    (lambda: posenc.rope(np.array([[np.nan, 1.0]]), [0]), "must be finite", "x"),
+    (lambda: posenc.apply_xpos(np.array([[np.inf, 1.0]]), [0]), "must be finite", "x"),
+    (lambda: posenc.rerotate_keys(np.array([[np.nan, 1.0]]), 1.0), "must be finite", "keys"),
+    (lambda: posenc.shaw_logits(np.array([[np.nan]]), np.ones((1, 1)), np.ones((1, 1))), "must be finite", "queries"),
+]
+
+
+@pytest.mark.parametrize("call, rule, name", ISSUE_ERRORS, ids=[f"{n}-{i}" for i, (_, _, n) in enumerate(ISSUE_ERRORS)])
+def test_each_case_of_the_issue_is_refused_naming_the_argument_and_the_rule(call, rule, name):
+    with pytest.raises((ValueError, TypeError)) as caught:
+        call()
+    assert _mentions(str(caught.value), name), caught.value
+    assert re.search(rule, str(caught.value)), caught.value
+
+
+def test_an_object_array_of_small_integers_is_read_as_integers():
+    ids = np.array([1, 4], dtype=object)
+    np.testing.assert_array_equal(posenc.sinusoidal(ids, 4), posenc.sinusoidal([1, 4], 4))
+    with pytest.raises(ValueError, match="position_ids must be below 2\\*\\*53 .*got an integer beyond int64"):
+        posenc.sinusoidal(np.array([1, 2**64], dtype=object), 4)
+
+
+def test_a_timedelta_array_is_not_taken_for_counts():
+    with pytest.raises(TypeError, match="position_ids must hold integers"):
+        posenc.sinusoidal(np.array([1, 2], dtype="m8[s]"), 4)
+
+
+# ---------------------------------------------------------------------------------------
+# Stable forms: finite and accurate where the naive form gave NaN or infinity
+
+
+def test_kerple_log_with_a_huge_r2_is_its_logarithm():
+    bias = posenc.kerple_bias([0], [0, 10], 2.0, 1e308, variant="log")
+    assert bias[0, 0, 0] == 0.0
+    assert bias[0, 0, 1] == pytest.approx(-2.0 * (math.log(1e308) + math.log(10.0)), rel=1e-15)
+
+
+@pytest.mark.parametrize("c", [5e-324, 1e-310, 1e-200, 1e-12, 0.5, 1.0, 3.0, 1e200, 1e308])
+def test_fire_normalised_distance_is_accurate_for_any_c(c):
+    """With the identity MLP the bias is psi(|i - j|) / psi(max(L, i)), psi(x) = log(1 + c x)."""
+    import mpmath
+
+    identity = ([1.0], [0.0], [[1.0]], [0.0])  # f(x) = max(x, 0) = x for x >= 0
+    query, keys, threshold = 40, [0, 1, 7, 40], 512.0
+    bias = posenc.fire_bias([query], keys, *identity, c=c, threshold=threshold)[0, 0]
+    with mpmath.workdps(60):
+        psi = lambda x: mpmath.log1p(mpmath.mpf(c) * x)  # noqa: E731 - one line of the formula
+        expected = [float(psi(query - k) / psi(max(threshold, query))) for k in keys]
+    np.testing.assert_allclose(bias, expected, rtol=1e-14, atol=0)
+
+
+def test_xpos_with_a_huge_gamma_has_scales_of_one():
+    scales = posenc.xpos_scales([0, 512, -512], 8, gamma=1e308)
+    np.testing.assert_array_equal(scales, np.ones((3, 4)))
+
+
+@pytest.mark.parametrize("gap", [0.0, 1.0, 20.0, 40.0, 300.0, 745.0, 800.0])
+def test_attention_entropy_of_a_nearly_one_hot_row_is_accurate(gap):
+    import mpmath
+
+    scores = np.array([0.0, -gap, -gap - 1.0])
+    with mpmath.workdps(1000):  # 1 + e**-800 must not round to 1
+        weights = [mpmath.exp(mpmath.mpf(-s)) for s in (0.0, gap, gap + 1.0)]
+        total = sum(weights)
+        exact = float(-sum(w / total * mpmath.log(w / total) for w in weights if w))
+    assert posenc.attention_entropy(scores) == pytest.approx(exact, rel=1e-13, abs=1e-300)
+
+
+def test_longrope_refuses_a_subnormal_factor_like_the_other_scalings():
+    for function, kwargs in [
+        (posenc.linear_scaled_frequencies, dict(factor=5e-324)),
+        (posenc.longrope_frequencies, dict(short_factor=[1.0] * 4, long_factor=[5e-324] * 4,
+                                           original_max_position_embeddings=8, factor=2.0, seq_len=9)),
+    ]:
+        with pytest.raises(ValueError, match="factor must be large enough that every frequency divided by it"):
+            function(8, **kwargs)
+
+
+def test_dynamic_ntk_with_a_huge_factor_at_the_trained_length_keeps_the_base():
+    np.testing.assert_array_equal(
+        posenc.dynamic_ntk_frequencies(8, factor=1e308, max_position_embeddings=64, seq_len=64),
+        posenc.rope_frequencies(8),
+    )
+
+
+def test_t5_bucket_of_a_max_distance_just_past_the_exact_range_is_the_last_bucket():
+    # log(max_distance / max_exact) is tiny in float32; the bucket must be capped, not wrapped.
+    buckets = posenc.t5_relative_position_bucket([-(2**20), 2**20], num_buckets=2**40, max_distance=2**38 + 1)
+    assert buckets.tolist() == [2**20, 2**39 + 2**20]
+    far = posenc.t5_relative_position_bucket([2**23], bidirectional=False, num_buckets=8, max_distance=5)
+    assert far == 0
+
+
+# ---------------------------------------------------------------------------------------
+# Memory and time: intermediates bounded by the result, checks before the grid
+
+
+def _peak_and_seconds(call: Callable[[], Any]) -> tuple[int, float, Any]:
+    outcome, seconds, peak = measured(call, {})
+    return peak, seconds, outcome
+
+
+def test_shaw_with_a_long_table_and_few_keys_stays_near_the_result_size():
+    # One product per table row would be 2**14 x (2**15 + 1) float64, 4 GiB, for a 1 MiB result.
+    rng = np.random.default_rng(1)
+    q, keys = rng.standard_normal((2**14, 1)), rng.standard_normal((8, 1))
+    table = rng.standard_normal((2**15 + 1, 1))
+    ids = np.arange(2**14) * 2
+    peak, seconds, logits = _peak_and_seconds(
+        lambda: posenc.shaw_logits(q, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096))
+    assert logits.shape == (2**14, 8) and peak < 64 * 2**20 and seconds < SECONDS
+    k = 2**14
+    index = np.clip(np.arange(8)[None, :] * 4096 - ids[:, None], -k, k) + k
+    np.testing.assert_allclose(logits, (q @ keys.T + (q * table[index][..., 0])) / 1.0, rtol=1e-12)
+    weights = rng.random((2**14, 8))
+    peak, seconds, out = _peak_and_seconds(
+        lambda: posenc.shaw_values(weights, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096))
+    assert out.shape == (2**14, 1) and peak < 64 * 2**20 and seconds < SECONDS
+    expected = (weights * (keys[:, 0][None, :] + table[index][..., 0])).sum(1)
+    np.testing.assert_allclose(out[:, 0], expected, rtol=1e-12, atol=1e-14)
+
+
+def test_cope_with_a_long_table_stays_near_the_result_size():
+    rng = np.random.default_rng(2)
+    n, rows = 512, 2**16
+    q, table = rng.standard_normal((n, 1)), rng.standard_normal((rows, 1))
+    positions = rng.random((n, n)) * (rows - 1)
+    peak, seconds, logits = _peak_and_seconds(lambda: posenc.cope_logits(q, positions, table))
+    assert peak < 64 * 2**20 and seconds < SECONDS
+    floor = np.floor(positions).astype(int)
+    weight = positions - floor
+    expected = q * (weight * table[np.ceil(positions).astype(int), 0] + (1 - weight) * table[floor, 0])
+    np.testing.assert_allclose(logits, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_transformer_xl_with_many_distances_and_a_wide_sinusoid_builds_it_in_blocks():
+    rng = np.random.default_rng(3)
+    n, width = 64, 2**12
+    query_ids, key_ids = np.sort(rng.choice(10**6, n, replace=False)), np.sort(rng.choice(10**6, n, replace=False))
+    q, keys = rng.standard_normal((n, 2)), rng.standard_normal((n, 2))
+    projection = rng.standard_normal((width, 2))
+    u, v = rng.standard_normal(2), rng.standard_normal(2)
+    peak, seconds, terms = _peak_and_seconds(lambda: posenc.transformer_xl_terms(
+        q, keys, projection, u, v, query_ids=query_ids, key_ids=key_ids))
+    # The whole sinusoid table of the 4096 distances would be 128 MiB, three times over.
+    assert peak < 64 * 2**20 and seconds < 5 * SECONDS
+    rows = posenc.sinusoidal(np.abs(query_ids[:5, None] - key_ids[None, :5]).ravel(), width, layout="halves")
+    sign = np.sign(query_ids[:5, None] - key_ids[None, :5]).ravel()
+    rows[:, : width // 2] *= np.where(sign < 0, -1.0, 1.0)[:, None]  # sin is odd, cos even
+    r = (rows @ projection).reshape(5, 5, 2)
+    np.testing.assert_allclose(terms.content_position[:5, :5], np.einsum("id,ijd->ij", q[:5], r), rtol=1e-9)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: posenc.t5_bias(np.zeros((32, 8)), np.arange(2**12), np.arange(2**12) + 2**25),
+    lambda: posenc.deberta_relative_positions(np.arange(2**12) + 2**25, np.arange(2**12), bucket_size=256,
+                                              max_position=512),
+], ids=["t5_bias", "deberta_relative_positions"])
+def test_far_apart_ids_are_refused_before_the_grid_is_built(call):
+    peak, seconds, outcome = _peak_and_seconds(call)
+    assert isinstance(outcome, ValueError) and "query_ids and key_ids must be less than 2**24 apart" in str(outcome)
+    assert peak < 2**20 and seconds < 0.1

@@ -88,6 +88,23 @@ def _offset_sincos(k: np.ndarray, width: int, base: float) -> tuple[np.ndarray, 
     return sines.reshape(k.shape + (half,)), cosines.reshape(k.shape + (half,))
 
 
+def _summed_over_pairs(k: np.ndarray, width: int, base: float, term: str) -> np.ndarray:
+    """``sum_r cos(k omega_r)`` (``term="cos"``) or ``sum_r sin(k omega_r)**2`` (``"sin2"``), shape ``k.shape``.
+
+    The (offsets, pairs) table behind the sum is checked like any sine table and built a block
+    of offsets at a time, so a call never holds more than a block of it beside its result.
+    """
+    half = width // 2
+    _checks.elements("offset and width", k.size, half)
+    turns = _precision.power_turns(base, 2, width, half)
+    flat, out = k.ravel(), np.empty(k.size)
+    step = max(1, _checks.BLOCK_ELEMENTS // half)
+    for start in range(0, flat.size, step):
+        sines, cosines = _precision.sincos(flat[start : start + step], turns)
+        out[start : start + step] = (cosines if term == "cos" else np.square(sines)).sum(axis=-1)
+    return out.reshape(k.shape)
+
+
 def shift_operator(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
     """The block-diagonal matrix T_k with ``P(t + k) = T_k @ P(t)`` (interleaved layout).
 
@@ -125,7 +142,7 @@ def kernel(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.n
     k = _checks.offsets(offset)
     width = _checks.width(width)
     base = _checks.base(base)
-    values = _offset_sincos(k, width, base)[1].sum(axis=-1)
+    values = _summed_over_pairs(k, width, base, "cos")
     return float(values) if values.ndim == 0 else values
 
 
@@ -139,8 +156,7 @@ def squared_distance(offset: ArrayLike, width: int, *, base: float = DEFAULT_BAS
     k = _checks.offsets(offset)
     width = _checks.width(width)
     base = _checks.base(base)
-    half_angle_sines = _offset_sincos(k / 2, width, base)[0]  # k / 2 is exact in float64
-    values = 4.0 * np.square(half_angle_sines).sum(axis=-1)
+    values = 4.0 * _summed_over_pairs(k / 2, width, base, "sin2")  # k / 2 is exact in float64
     return float(values) if values.ndim == 0 else values
 
 

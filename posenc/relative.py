@@ -335,11 +335,22 @@ def t5_bias(
     queries = _checks.position_ids(query_ids, "query_ids")
     keys = _checks.position_ids(key_ids, "key_ids")
     _checks.id_distances(queries, keys, "T5")  # before the grid, in the caller's names
-    relative = -_grid(queries, keys, weights.shape[1])
-    buckets = t5_relative_position_bucket(
-        relative, bidirectional=bidirectional, num_buckets=weights.shape[0], max_distance=max_distance
-    )
-    return np.moveaxis(weights[buckets], -1, 0)
+    _checks.elements("query_ids and key_ids", weights.shape[1], queries.size, keys.size)
+
+    def buckets(relative: np.ndarray) -> np.ndarray:
+        return t5_relative_position_bucket(
+            relative, bidirectional=bidirectional, num_buckets=weights.shape[0], max_distance=max_distance
+        )
+
+    buckets(np.zeros(0, dtype=np.int64))  # max_distance checked even when there are no ids
+    # A block of query rows at a time: the bucketing's float32 steps make several temporaries
+    # the size of their grid, which for the whole grid would be many times the result.
+    out = np.empty((weights.shape[1], queries.size, keys.size))
+    step = _block_rows(keys.size * max(1, weights.shape[1]))
+    for start in range(0, queries.size, step):
+        rows = slice(start, start + step)
+        out[:, rows] = np.moveaxis(weights[buckets(keys[None, :] - queries[rows, None])], -1, 0)
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -417,7 +428,14 @@ def deberta_relative_positions(
     # Every argument is checked before the grid is built, the distances in the caller's names.
     _deberta_bucket_arguments(bucket_size, max_position)
     _checks.id_distances(queries, keys, "DeBERTa")
-    return deberta_log_bucket(_grid(queries, keys), bucket_size, max_position)
+    _checks.elements("query_ids and key_ids", queries.size, keys.size)
+    # A block of query rows at a time, as in t5_bias: the float32 steps' temporaries stay small.
+    out = np.empty((queries.size, keys.size), dtype=np.int64)
+    step = _block_rows(keys.size)
+    for start in range(0, queries.size, step):
+        rows = slice(start, start + step)
+        out[rows] = deberta_log_bucket(queries[rows, None] - keys[None, :], bucket_size, max_position)
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -539,11 +557,21 @@ def fire_bias(
     c = _checks.real("c", c, minimum=0.0, strict=True)
     threshold = _checks.real("threshold", threshold, minimum=0.0, strict=True)
     queries = _checks.position_ids(query_ids, "query_ids")
-    distance = np.abs(_grid(queries, _checks.position_ids(key_ids, "key_ids"), max(w1.size, w2.shape[0])))
+    keys = _checks.position_ids(key_ids, "key_ids")
+    widest = max(w1.size, w2.shape[0])
+    _checks.elements("query_ids and key_ids", widest, queries.size, keys.size)  # the work: every hidden unit
+    normaliser = _psi(c, np.maximum(threshold, queries.astype(np.float64)))
+    # A block of query rows at a time: the hidden layer, (rows, n_k, hidden), is the largest
+    # temporary, and for the whole grid it would be hidden / n_heads times the result.
+    bias = np.empty((w2.shape[0], queries.size, keys.size))
+    step = _block_rows(keys.size * widest)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
-        x = _psi(c, distance.astype(np.float64)) / _psi(c, np.maximum(threshold, queries.astype(np.float64)))[:, None]
-        hidden = np.maximum(x[..., None] * w1 + b1, 0.0)  # (n_q, n_k, hidden)
-        bias = np.moveaxis(hidden @ w2.T + b2, -1, 0)
+        for start in range(0, queries.size, step):
+            rows = slice(start, start + step)
+            distance = np.abs(queries[rows, None] - keys[None, :]).astype(np.float64)
+            x = _psi(c, distance) / normaliser[rows, None]
+            hidden = np.maximum(x[..., None] * w1 + b1, 0.0)  # (rows, n_k, hidden)
+            bias[:, rows] = np.moveaxis(hidden @ w2.T + b2, -1, 0)
     return _checks.finite("hidden_weights, hidden_bias, output_weights, output_bias, c and threshold", bias)
 
 
@@ -558,7 +586,8 @@ def _psi(c: float, x: np.ndarray) -> np.ndarray:
     if c > 1.0:
         return _log1p_product(np.float64(c), x)
     y = c * x
-    series = x * (1.0 - y * (1.0 / 2.0 - y * (1.0 / 3.0 - y / 4.0)))
+    with np.errstate(over="ignore", invalid="ignore"):  # the series where it is not used (large y) may overflow
+        series = x * (1.0 - y * (1.0 / 2.0 - y * (1.0 / 3.0 - y / 4.0)))
     return np.where(y < 1e-4, series, np.log1p(y) / c)
 
 

@@ -656,3 +656,21 @@ def test_far_apart_ids_are_refused_before_the_grid_is_built(call):
     peak, seconds, outcome = _peak_and_seconds(call)
     assert isinstance(outcome, ValueError) and "query_ids and key_ids must be less than 2**24 apart" in str(outcome)
     assert peak < 2**20 and seconds < 0.1
+
+
+_many = np.arange(2048)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: posenc.t5_bias(np.ones((32, 1)), _many, _many),
+    lambda: posenc.deberta_relative_positions(_many, _many, bucket_size=256, max_position=512),
+    lambda: posenc.fire_bias(_many[:1024], _many[:1024], np.ones(64), np.zeros(64), np.ones((1, 64)), [0.0]),
+    lambda: posenc.kernel(np.arange(2.0**16), 256),
+    lambda: posenc.squared_distance(np.arange(2.0**16), 256),
+], ids=["t5_bias", "deberta_relative_positions", "fire_bias", "kernel", "squared_distance"])
+def test_grid_functions_hold_blocks_of_their_temporaries_not_whole_grids(call):
+    """The whole grid's temporaries would be 8 (T5, DeBERTa), 64 (FIRE's hidden layer) or 256
+    (kernel's cosine table) times the result; in blocks they stay a fixed size beside it."""
+    peak, seconds, result = _peak_and_seconds(call)
+    assert not isinstance(result, Exception), result
+    assert peak < np.asarray(result).nbytes + 96 * 2**20 and seconds < SECONDS

@@ -50,7 +50,7 @@ list_library := find posenc -maxdepth 1 -type f -not -name '.*'
 list_pages := find mkdocs.yml docs hooks overrides $(PEER_TESTS) -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*'
 # Each page says when its sources last changed in git (hooks/page_meta.py): a commit, or a source
 # that becomes dirty or clean again, changes that line, so the site is rebuilt. Empty without git.
-list_history := { { git rev-parse HEAD && git status --porcelain --untracked-files=all -- docs figures_src posenc; } 2>/dev/null || true; }
+list_history := { { git rev-parse HEAD && git status --porcelain --untracked-files=all -- docs figures_src posenc tests/peers; } 2>/dev/null || true; }
 
 step = @printf '\n==> %s\n' $(1)
 # Stop with a message naming a missing command and how to get it, before anything is built.

@@ -5,7 +5,8 @@ log scale. Bottom: its ratio to the unscaled value, i.e. how much each pair is s
 scaling (factor 4) divides every pair by 4; dynamic NTK (factor 4, at 4× its original length)
 raises the base, leaving pair 0 alone and slowing the last pair 13-fold; YaRN (factor 4,
 original length 4096) keeps the fast pairs, divides the slow ones by 4 and blends a band between;
-llama3 (factor 8, low 1, high 4, original length 8192) does the same with bands set by wavelength.
+llama3 (factor 8, low 1, high 4, original length 8192) keeps the pairs that turn more than 4
+times within the original length, divides those that turn less than once and blends between.
 """
 
 import numpy as np

@@ -379,6 +379,15 @@ def _parameters(test: ast.FunctionDef, constants: dict[str, ast.expr]) -> str:
     return f" Parametrised over {' × '.join(parts)}." if parts else ""
 
 
+PEERS_MARKER = re.compile(r"(?<!\\)\{\{\s*peers\s*\}\}")
+PEER_TESTS_SOURCE = PEER_TESTS.relative_to(ROOT).as_posix()
+
+
+def uses_peer_tests(markdown: str) -> bool:
+    """Whether a page's Markdown lists the peer tests, so that they are among its sources."""
+    return PEERS_MARKER.search(markdown) is not None
+
+
 def _peer_tests() -> str:
     """The ``{{ peers }}`` list. The files are parsed, never imported: they import torch, which
     only ``.venv-peers`` has, and the site is built without it."""

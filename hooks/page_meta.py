@@ -250,6 +250,8 @@ def page_sources(page) -> tuple[str, ...]:
         return (own, registry)
     if src.startswith("derivations/"):
         return (registry,)  # a derivation's page, generated from the registry alone
+    if src.endswith(".md") and page_markers.uses_peer_tests((page_markers.DOCS / src).read_text(encoding="utf-8")):
+        return (own, page_markers.PEER_TESTS_SOURCE)  # the list of peer comparisons is read from the tests
     return (own,)
 
 

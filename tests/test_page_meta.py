@@ -163,7 +163,9 @@ def _page_sources(path: str) -> list[str]:
     candidates = [f"docs/{name}.md", f"docs/{name}.ipynb", f"docs/{name}/index.md"] if name else ["docs/index.md"]
     own = [candidate for candidate in candidates if (ROOT / candidate).is_file()]
     assert len(own) == 1, (path, own)
-    return own + (["posenc/derivations.py"] if name == "derivations" else [])
+    # The Conventions page lists the peer comparisons, read from the peer tests themselves.
+    generated_from = {"derivations": ["posenc/derivations.py"], "conventions": ["tests/peers"]}
+    return own + generated_from.get(name, [])
 
 
 def _git(*args: str) -> str:

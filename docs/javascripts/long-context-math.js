@@ -91,7 +91,7 @@
         return (omega / s) * (1 - keep) + omega * keep;
       });
     },
-    // Llama 3.1's bands by wavelength (posenc.llama3_frequencies, low 1, high 4).
+    // Llama 3.1's rule: edges at 1 and 4 turns within L, a blend linear in the turns (posenc.llama3_frequencies).
     llama3: (L, s) => {
       const { lowFreqFactor: low, highFreqFactor: high } = LLAMA3;
       return frequencies().map((omega) => {

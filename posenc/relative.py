@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
+from . import _checks, _precision
 from .conventions import DEFAULT_BASE, t5_relative_position_bucket
 from .encodings import _offset_sincos, alibi_slopes
 
@@ -256,7 +256,10 @@ def transformer_xl_terms(
     ``r_{i-j} = R_{i-j} @ W_{k,R}``; ``u`` and ``v`` ``(d_k,)`` are the global content and
     position biases shared by every query. The sum of the terms is
     ``(q_i + u) . k_j + (q_i + v) . r_{i-j}``. No scale and no mask are applied. ``R`` is
-    computed once per distinct distance ``i - j``.
+    computed once per distinct distance ``i - j``; when the ids are so irregular that there are
+    many more distinct distances than ids, the position terms are formed instead from the sines
+    and cosines of the ids themselves, by ``sin((i - j) w) = sin(i w) cos(j w) - cos(i w) sin(j w)``
+    and its cosine twin, so the work grows with the ids, not with their pairs.
 
     >>> terms = transformer_xl_terms(np.ones((1, 2)), np.ones((2, 2)), np.eye(2), [1.0, 0.0], [0.0, 0.0])
     >>> terms.content.tolist(), terms.global_content.tolist()
@@ -279,30 +282,62 @@ def transformer_xl_terms(
     if global_content.shape != (head,) or global_position.shape != (head,):
         raise ValueError(f"u and v must have shape ({head},), got {global_content.shape} and {global_position.shape}")
     base = _checks.base(base)
-    distance = _grid(
-        _ids(query_ids, q.shape[0], "query_ids", "queries"), _ids(key_ids, kk.shape[0], "key_ids", "keys"), head
-    )
+    query_positions = _ids(query_ids, q.shape[0], "query_ids", "queries")
+    key_positions = _ids(key_ids, kk.shape[0], "key_ids", "keys")
+    distance = _grid(query_positions, key_positions, head)
     distinct, where = np.unique(distance, return_inverse=True)
     where = where.reshape(distance.shape)
-    # The sinusoid table of every distinct distance is the call's work (checked against the
-    # limit like any sine table); it is built and projected a block of distances at a time, so
-    # only r, one d_k-vector per distance, is ever whole.
-    _checks.elements("query_ids, key_ids and position_projection's rows (d)", distinct.size, width // 2)
-    r = np.empty((distinct.size, head))
-    step = _block_rows(width)
+    half = width // 2
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused by name below
-        for start in range(0, distinct.size, step):
-            block = distinct[start : start + step].astype(np.float64)
-            sines, cosines = _offset_sincos(block, width, base)
-            r[start : start + step] = sines @ projection[: width // 2] + cosines @ projection[width // 2 :]
+        if distinct.size * half <= max(_checks.BLOCK_ELEMENTS, 4 * (query_positions.size + key_positions.size) * half):
+            # Few distances (ids in runs): one sinusoid per distance, built and projected a block of
+            # distances at a time, so only r, one d_k-vector per distance, is ever whole.
+            _checks.elements("query_ids, key_ids and position_projection's rows (d)", distinct.size, half)
+            r = np.empty((distinct.size, head))
+            step = _block_rows(width)
+            for start in range(0, distinct.size, step):
+                block = distinct[start : start + step].astype(np.float64)
+                sines, cosines = _offset_sincos(block, width, base)
+                r[start : start + step] = sines @ projection[:half] + cosines @ projection[half:]
+            content_position, global_position_term = _dot_rows(q, r, where), (r @ global_position)[where]
+        else:
+            content_position, global_position_term = _xl_position_terms_by_ids(
+                q, global_position, projection, query_positions, key_positions, base
+            )
         terms = TransformerXLTerms(
             content=q @ kk.T,
-            content_position=_dot_rows(q, r, where),
+            content_position=content_position,
             global_content=np.broadcast_to(kk @ global_content, distance.shape).copy(),
-            global_position=(r @ global_position)[where],
+            global_position=global_position_term,
         )
     _checks.finite("queries, keys, position_projection, u and v", tuple(terms) + (terms.total,))
     return terms
+
+
+def _xl_position_terms_by_ids(
+    q: np.ndarray, v: np.ndarray, projection: np.ndarray, query_ids: np.ndarray, key_ids: np.ndarray, base: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Transformer-XL's ``q_i . r_{i-j}`` and ``v . r_{i-j}`` from the sines and cosines of the ids.
+
+    With ``a = W_{k,R} q_i`` split into its sine and cosine halves, ``q_i . r_{i-j}`` is
+    ``sum_r sin((i - j) w_r) a_sin + cos((i - j) w_r) a_cos``; the angle-difference identities turn
+    that into two products of (n_q, d/2) by (d/2, n_k) arrays, so no sinusoid is built per pair.
+    The phases of the ids are posenc's accurate ones, so each identity's terms are within an
+    ulp or two of the exact sines and cosines.
+    """
+    half = projection.shape[0] // 2
+    _checks.elements("query_ids, key_ids and position_projection's rows (d)", query_ids.size + key_ids.size, half)
+    turns = _precision.power_turns(base, 2, 2 * half, half)
+    query_sin, query_cos = _precision.sincos(query_ids, turns)
+    key_sin, key_cos = _precision.sincos(key_ids, turns)
+
+    def dotted(weights: np.ndarray) -> np.ndarray:
+        along_sin, along_cos = weights[..., :half], weights[..., half:]
+        return (query_sin * along_sin + query_cos * along_cos) @ key_cos.T + (
+            query_sin * along_cos - query_cos * along_sin
+        ) @ key_sin.T
+
+    return dotted(q @ projection.T), dotted(projection @ v)
 
 
 # ---------------------------------------------------------------------------------------

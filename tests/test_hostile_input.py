@@ -629,22 +629,31 @@ def test_cope_with_a_long_table_stays_near_the_result_size():
     np.testing.assert_allclose(logits, expected, rtol=1e-12, atol=1e-12)
 
 
-def test_transformer_xl_with_many_distances_and_a_wide_sinusoid_builds_it_in_blocks():
+@pytest.mark.parametrize("irregular", [True, False], ids=["irregular ids", "ids in runs"])
+def test_transformer_xl_position_terms_never_build_a_sinusoid_per_pair(irregular):
+    """Irregular ids have a distance per (query, key) pair: 4096 sinusoids of width 2**14 would be
+    2**25 sines (seconds, and 256 MiB three times over); they are formed from the ids' own sines."""
     rng = np.random.default_rng(3)
-    n, width = 64, 2**12
-    query_ids, key_ids = np.sort(rng.choice(10**6, n, replace=False)), np.sort(rng.choice(10**6, n, replace=False))
+    n, width = 64, 2**14
+    if irregular:
+        query_ids, key_ids = (np.sort(rng.choice(10**12, n, replace=False)) for _ in range(2))
+    else:
+        query_ids, key_ids = np.arange(n) + 10**6, np.arange(n) + 10**6 - 20
     q, keys = rng.standard_normal((n, 2)), rng.standard_normal((n, 2))
     projection = rng.standard_normal((width, 2))
     u, v = rng.standard_normal(2), rng.standard_normal(2)
+    posenc.frequencies(width)  # the frequency table of this width, computed once and cached, is not timed
     peak, seconds, terms = _peak_and_seconds(lambda: posenc.transformer_xl_terms(
         q, keys, projection, u, v, query_ids=query_ids, key_ids=key_ids))
-    # The whole sinusoid table of the 4096 distances would be 128 MiB, three times over.
-    assert peak < 64 * 2**20 and seconds < 5 * SECONDS
-    rows = posenc.sinusoidal(np.abs(query_ids[:5, None] - key_ids[None, :5]).ravel(), width, layout="halves")
-    sign = np.sign(query_ids[:5, None] - key_ids[None, :5]).ravel()
-    rows[:, : width // 2] *= np.where(sign < 0, -1.0, 1.0)[:, None]  # sin is odd, cos even
-    r = (rows @ projection).reshape(5, 5, 2)
-    np.testing.assert_allclose(terms.content_position[:5, :5], np.einsum("id,ijd->ij", q[:5], r), rtol=1e-9)
+    assert peak < 96 * 2**20 and seconds < SECONDS
+    some = slice(0, 6)
+    distance = (query_ids[some, None] - key_ids[None, some]).ravel()
+    rows = posenc.sinusoidal(np.abs(distance), width, layout="halves")
+    rows[:, : width // 2] *= np.where(distance < 0, -1.0, 1.0)[:, None]  # sin is odd, cos even
+    r = (rows @ projection).reshape(6, 6, 2)
+    np.testing.assert_allclose(terms.content_position[some, some], np.einsum("id,ijd->ij", q[some], r),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(terms.global_position[some, some], r @ v, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("call", [

@@ -61,10 +61,12 @@ BUDGETS = {
     "/derivations/": Budget(elements=2_300, bytes=470_000, scripts=9),
     "/explainer/": Budget(elements=5_000, bytes=750_000, scripts=13),
     "/guide/": Budget(elements=7_900, bytes=830_000, scripts=9),
-    "/long-context/": Budget(elements=5_600, bytes=710_000, scripts=15),
+    # 6,230 after the exact account of which methods keep scores relative, LongRoPE's search and the caches.
+    "/long-context/": Budget(elements=6_900, bytes=710_000, scripts=15),
     "/notebooks/explicit-position-ids/": Budget(elements=1_100, bytes=470_000, scripts=11),
     "/precision/": Budget(elements=2_700, bytes=530_000, scripts=9),
-    "/references/": Budget(elements=4_000, bytes=540_000, scripts=9),
+    # 4,063 with the entries for Liu et al., Xiong et al. and the dynamic NTK post.
+    "/references/": Budget(elements=4_500, bytes=540_000, scripts=9),
     "/relative/": Budget(elements=10_200, bytes=880_000, scripts=9),
     "/rope/": Budget(elements=5_600, bytes=630_000, scripts=9),
     "/widths/": Budget(elements=4_100, bytes=720_000, scripts=9),

@@ -37,8 +37,12 @@ settings.register_profile(
 )
 HOSTILE = settings.get_profile("hostile")
 
-#: The longest a call may take, hostile or not.
+#: The longest a call on the small arguments of CALLS may take, hostile or not.
 SECONDS = 1.0
+#: The longest the large calls of the memory tests may take. They run in a few tenths of a second
+#: alone, the paths they replace in seconds to minutes; the margin is for a machine busy with a
+#: parallel test run. Their memory bound is the sharper check.
+LARGE_SECONDS = 4.0
 #: What a call on these small arguments may allocate beyond a few times its result.
 SPARE_BYTES = 32 * 2**20
 
@@ -604,14 +608,14 @@ def test_shaw_with_a_long_table_and_few_keys_stays_near_the_result_size():
     ids = np.arange(2**14) * 2
     peak, seconds, logits = _peak_and_seconds(
         lambda: posenc.shaw_logits(q, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096))
-    assert logits.shape == (2**14, 8) and peak < 64 * 2**20 and seconds < SECONDS
+    assert logits.shape == (2**14, 8) and peak < 64 * 2**20 and seconds < LARGE_SECONDS
     k = 2**14
     index = np.clip(np.arange(8)[None, :] * 4096 - ids[:, None], -k, k) + k
     np.testing.assert_allclose(logits, (q @ keys.T + (q * table[index][..., 0])) / 1.0, rtol=1e-12)
     weights = rng.random((2**14, 8))
     peak, seconds, out = _peak_and_seconds(
         lambda: posenc.shaw_values(weights, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096))
-    assert out.shape == (2**14, 1) and peak < 64 * 2**20 and seconds < SECONDS
+    assert out.shape == (2**14, 1) and peak < 64 * 2**20 and seconds < LARGE_SECONDS
     expected = (weights * (keys[:, 0][None, :] + table[index][..., 0])).sum(1)
     np.testing.assert_allclose(out[:, 0], expected, rtol=1e-12, atol=1e-14)
 
@@ -622,7 +626,7 @@ def test_cope_with_a_long_table_stays_near_the_result_size():
     q, table = rng.standard_normal((n, 1)), rng.standard_normal((rows, 1))
     positions = rng.random((n, n)) * (rows - 1)
     peak, seconds, logits = _peak_and_seconds(lambda: posenc.cope_logits(q, positions, table))
-    assert peak < 64 * 2**20 and seconds < SECONDS
+    assert peak < 64 * 2**20 and seconds < LARGE_SECONDS
     floor = np.floor(positions).astype(int)
     weight = positions - floor
     expected = q * (weight * table[np.ceil(positions).astype(int), 0] + (1 - weight) * table[floor, 0])
@@ -645,7 +649,7 @@ def test_transformer_xl_position_terms_never_build_a_sinusoid_per_pair(irregular
     posenc.frequencies(width)  # the frequency table of this width, computed once and cached, is not timed
     peak, seconds, terms = _peak_and_seconds(lambda: posenc.transformer_xl_terms(
         q, keys, projection, u, v, query_ids=query_ids, key_ids=key_ids))
-    assert peak < 96 * 2**20 and seconds < SECONDS
+    assert peak < 96 * 2**20 and seconds < LARGE_SECONDS
     some = slice(0, 6)
     distance = (query_ids[some, None] - key_ids[None, some]).ravel()
     rows = posenc.sinusoidal(np.abs(distance), width, layout="halves")
@@ -664,7 +668,7 @@ def test_transformer_xl_position_terms_never_build_a_sinusoid_per_pair(irregular
 def test_far_apart_ids_are_refused_before_the_grid_is_built(call):
     peak, seconds, outcome = _peak_and_seconds(call)
     assert isinstance(outcome, ValueError) and "query_ids and key_ids must be less than 2**24 apart" in str(outcome)
-    assert peak < 2**20 and seconds < 0.1
+    assert peak < 2**20 and seconds < LARGE_SECONDS / 10
 
 
 _many = np.arange(2048)
@@ -682,4 +686,4 @@ def test_grid_functions_hold_blocks_of_their_temporaries_not_whole_grids(call):
     (kernel's cosine table) times the result; in blocks they stay a fixed size beside it."""
     peak, seconds, result = _peak_and_seconds(call)
     assert not isinstance(result, Exception), result
-    assert peak < np.asarray(result).nbytes + 96 * 2**20 and seconds < SECONDS
+    assert peak < np.asarray(result).nbytes + 96 * 2**20 and seconds < LARGE_SECONDS

@@ -687,3 +687,38 @@ def test_grid_functions_hold_blocks_of_their_temporaries_not_whole_grids(call):
     peak, seconds, result = _peak_and_seconds(call)
     assert not isinstance(result, Exception), result
     assert peak < np.asarray(result).nbytes + 96 * 2**20 and seconds < LARGE_SECONDS
+
+
+@settings(HOSTILE, max_examples=30)
+@given(n_q=st.integers(1, 6), n_k=st.integers(1, 6), d=st.integers(1, 3), k=st.sampled_from([0, 3, 2**19 + 5]),
+       seed=st.integers(0, 2**32 - 1))
+def test_shaw_gathers_the_same_rows_whatever_the_table_length(n_q, n_k, d, k, seed):
+    """A long table (2k + 1 rows) sends Shaw through the blocked gather, a short one through one
+    product per table row; both are the formula entry by entry."""
+    rng = np.random.default_rng(seed)
+    q, keys, values = rng.standard_normal((n_q, d)), rng.standard_normal((n_k, d)), rng.standard_normal((n_k, d))
+    table_k, table_v = rng.standard_normal((2 * k + 1, d)), rng.standard_normal((2 * k + 1, d))
+    query_ids, key_ids = rng.integers(0, 2 * k + 10, n_q), rng.integers(0, 2 * k + 10, n_k)
+    weights = rng.random((n_q, n_k))
+    logits = posenc.shaw_logits(q, keys, table_k, query_ids=query_ids, key_ids=key_ids)
+    out = posenc.shaw_values(weights, values, table_v, query_ids=query_ids, key_ids=key_ids)
+    row = np.clip(key_ids[None, :] - query_ids[:, None], -k, k) + k
+    expected = np.einsum("id,ijd->ij", q, keys[None, :, :] + table_k[row]) / math.sqrt(d)
+    np.testing.assert_allclose(logits, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out, np.einsum("ij,ijd->id", weights, values[None] + table_v[row]), rtol=1e-12,
+                               atol=1e-12)
+
+
+@settings(HOSTILE, max_examples=30)
+@given(n=st.integers(1, 6), d=st.integers(1, 3), rows=st.sampled_from([1, 7, 2**19 + 3]),
+       seed=st.integers(0, 2**32 - 1))
+def test_cope_interpolates_the_same_rows_whatever_the_table_length(n, d, rows, seed):
+    rng = np.random.default_rng(seed)
+    q, table = rng.standard_normal((n, d)), rng.standard_normal((rows, d))
+    positions = rng.random((n, n)) * (rows + 2)  # some past the last row, clamped to it
+    logits = posenc.cope_logits(q, positions, table)
+    p = np.minimum(positions, rows - 1)
+    low, high = np.floor(p).astype(int), np.ceil(p).astype(int)
+    weight = p - low
+    expected = np.einsum("id,ijd->ij", q, weight[..., None] * table[high] + (1 - weight[..., None]) * table[low])
+    np.testing.assert_allclose(logits, expected, rtol=1e-12, atol=1e-12)

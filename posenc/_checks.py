@@ -141,14 +141,14 @@ def width(value: Any, name: str = "width") -> int:
     """A model width: a positive even integer (channels come in sine/cosine pairs), at most MAX_WIDTH."""
     value = integer(name, value, maximum=None)  # channel_count bounds it, with its own reason
     if value <= 0 or value % 2:
-        raise ValueError(f"{name} must be a positive even integer (channels come in pairs), got {value}")
+        raise ValueError(f"{name} must be a positive even integer (channels come in pairs), got {_describe(value)}")
     return channel_count(value, name)
 
 
 def channel_count(value: int, name: str) -> int:
     """Reject a channel count above MAX_WIDTH (the frequency table would take minutes)."""
     if value > MAX_WIDTH:
-        raise ValueError(f"{name} must be <= {MAX_WIDTH} (2**16, posenc's widest encoding), got {value}")
+        raise ValueError(f"{name} must be <= {MAX_WIDTH} (2**16, posenc's widest encoding), got {_describe(value)}")
     return value
 
 
@@ -192,7 +192,8 @@ def elements(names: str, *sizes: int) -> None:
     count = math.prod(sizes)
     if count > MAX_ELEMENTS:
         raise ValueError(
-            f"{names}: the array would have {count} elements, more than posenc's limit of {MAX_ELEMENTS} (2**27)"
+            f"{names}: the array would have {_describe(count)} elements, more than posenc's limit of {MAX_ELEMENTS} "
+            "(2**27)"
         )
 
 
@@ -363,10 +364,11 @@ def embedding_width(value: Any, schedule: str) -> int:
     """A sinusoidal width that may be odd (fairseq pads it with a zero channel); at least one pair."""
     value = integer("width", value, maximum=None)  # channel_count bounds it, with its own reason
     if value < 2:
-        raise ValueError(f"width must be >= 2 (at least one sine/cosine pair), got {value}")
+        raise ValueError(f"width must be >= 2 (at least one sine/cosine pair), got {_describe(value)}")
     if schedule == "fairseq" and value < 4:
         raise ValueError(
-            f"width must be >= 4 for the fairseq schedule (its divisor width // 2 - 1 must be positive), got {value}"
+            f"width must be >= 4 for the fairseq schedule (its divisor width // 2 - 1 must be positive), "
+            f"got {_describe(value)}"
         )
     return channel_count(value, "width")
 
@@ -456,7 +458,7 @@ def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarra
 
 def pair_factors(name: str, value: Any, pairs: int) -> np.ndarray:
     """One finite rescale factor > 0 per rotated pair (LongRoPE's short and long factors), as float64."""
-    array = _per_pair(name, value, pairs, "one factor per rotated pair")
+    array = _per_pair(name, value, pairs, "one factor per rotated pair of dim")
     if not np.all(np.isfinite(array)) or np.any(array <= 0):
         raise ValueError(f"{name} must be finite and > 0 (each divides a pair's frequency)")
     return array

@@ -220,9 +220,10 @@ def alibi_bias(n_heads: int, length: int, *, max_bias: float = 8.0) -> np.ndarra
     ``alibi_slopes``; ``posenc.relative.alibi_symmetric_bias`` is the form without the mask,
     for any position ids.
     """
-    slopes = alibi_slopes(n_heads, max_bias=max_bias)
+    n_heads = _checks.integer("n_heads", n_heads, minimum=1, maximum=None)  # bounded by the element check
     length = _checks.integer("length", length, minimum=0, maximum=None)  # bounded by the element check
-    _checks.elements("n_heads and length", slopes.size, length, length)
+    _checks.elements("n_heads and length", n_heads, length, length)  # before the slopes, which may be many
+    slopes = alibi_slopes(n_heads, max_bias=max_bias)
     i = np.arange(length)
     distance = (i[:, None] - i[None, :]).astype(np.float64)
     bias = -slopes[:, None, None] * distance

@@ -310,7 +310,8 @@ def transformer_xl_terms(
             global_content=np.broadcast_to(kk @ global_content, distance.shape).copy(),
             global_position=global_position_term,
         )
-    _checks.finite("queries, keys, position_projection, u and v", tuple(terms) + (terms.total,))
+        total = terms.total  # the four finite terms may still overflow in their sum
+    _checks.finite("queries, keys, position_projection, u and v", tuple(terms) + (total,))
     return terms
 
 
@@ -489,9 +490,11 @@ def alibi_symmetric_bias(
     >>> alibi_symmetric_bias(1, [2], [0, 1, 2, 3, 4], max_bias=1).tolist()
     [[[-1.0, -0.5, -0.0, -0.5, -1.0]]]
     """
-    slopes = alibi_slopes(n_heads, max_bias=max_bias)
+    n_heads = _checks.integer("n_heads", n_heads, minimum=1, maximum=None)  # bounded by the element check
     queries = _checks.position_ids(query_ids, "query_ids")
     keys = _checks.position_ids(key_ids, "key_ids")
+    _checks.elements("n_heads, query_ids and key_ids", n_heads, queries.size, keys.size)  # before the slopes
+    slopes = alibi_slopes(n_heads, max_bias=max_bias)
     distance = np.abs(_grid(queries, keys, slopes.size)).astype(np.float64)
     return -slopes[:, None, None] * distance
 

@@ -39,7 +39,7 @@ FIGURE_INPUTS := $(filter-out posenc/registry.py posenc/derivations.py posenc/ve
 VERIFY_REPORT := build/verify.json
 SITE_DIR := site
 SITE_STAMP := build/site.stamp
-# The Conventions page lists what these compare ({{ peers }} in hooks/page_markers.py).
+# The Conventions page lists what these compare ({{ peers }}, hooks/site_build/peer_tests.py).
 PEER_TESTS := $(sort $(wildcard tests/peers/test_*.py))
 SITE_INPUTS = mkdocs.yml $(LIBRARY) posenc/explainer_demo.json $(PEER_TESTS) $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
 
@@ -48,7 +48,7 @@ LISTS := build/lists
 list_figure-scripts := find figures_src -maxdepth 1 -name '*.py'
 list_library := find posenc -maxdepth 1 -type f -not -name '.*'
 list_pages := find mkdocs.yml docs hooks overrides $(PEER_TESTS) -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*'
-# Each page says when its sources last changed in git (hooks/page_meta.py): a commit, or a source
+# Each page says when its sources last changed in git (hooks/site_build/page_meta.py): a commit, or a source
 # that becomes dirty or clean again, changes that line, so the site is rebuilt. Empty without git.
 list_history := { { git rev-parse HEAD && git status --porcelain --untracked-files=all -- docs figures_src posenc tests/peers; } 2>/dev/null || true; }
 
@@ -133,8 +133,10 @@ site: $(SITE_STAMP) ## Build the site into site/ (strict: any warning fails)
 # (the home and Cite pages link it) and is printed again whenever site/ is rebuilt. `make` prints
 # it too, so the site it leaves has no dead link; that needs Chromium, as `make test` does.
 SITE_PDF := $(SITE_DIR)/posenc.pdf
+# The script reads the release, the address to cite and the derivation pages through hooks/site_build/.
+SITE_BUILD_PACKAGE := $(sort $(wildcard hooks/site_build/*.py))
 
-$(SITE_PDF): $(SITE_STAMP) hooks/site_pdf.py CITATION.cff
+$(SITE_PDF): $(SITE_STAMP) hooks/site_pdf.py $(SITE_BUILD_PACKAGE) CITATION.cff
 	$(call step,"printing the articles into $@ with headless Chromium")
 	$(PY) hooks/site_pdf.py --site $(SITE_DIR) --out $@
 

@@ -43,10 +43,13 @@ from mkdocs.structure.files import File
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "hooks"))
-import page_markers  # noqa: E402 - the hooks' reading of CITATION.cff and of the address to cite
+# The build's own reading of CITATION.cff, of the address to cite and of the derivation pages.
+from site_build import citations, derivation_pages  # noqa: E402
+from site_build.citations import ARTICLE_SECTIONS  # noqa: E402 - the nav sections whose pages are articles
 
-# The nav sections whose pages are articles (the Cite page's rule), then the back matter.
-ARTICLE_SECTIONS = ("Learn", "Implement")
+from posenc.registry import REGISTRY  # noqa: E402
+
+# After the articles, the back matter.
 BACK_MATTER = ("references.md",)
 CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
 # The print document is served to Chromium from memory under this origin, the site's files
@@ -58,7 +61,7 @@ MARGIN_MM = {"top": 16, "bottom": 18, "left": 16, "right": 16}
 # Removed from every printed article: permalink symbols, buttons, the API's links to its source
 # pages (which are not printed) and the SymPy source on each derivation's page.
 DROPPED = ("a.headerlink, a.anchor-link, a.posenc-figure__enlarge, a.md-content__button, "
-           f".posenc-source-link, .{page_markers.SOURCE_CLASS}, script")
+           f".posenc-source-link, .{derivation_pages.SOURCE_CLASS}, script")
 
 PRINT_CSS = f"""
 @page {{ size: A4; margin: {MARGIN_MM['top']}mm {MARGIN_MM['right']}mm {MARGIN_MM['bottom']}mm {MARGIN_MM['left']}mm; }}
@@ -131,9 +134,9 @@ def printed_articles(config_path: pathlib.Path = ROOT / "mkdocs.yml") -> list[Ar
             for entry in value:
                 (title, src), = entry.items()
                 articles.append(article(name, title, src))
-                if src == "derivations/index.md":
-                    articles += [article(name, derivation.title, page_markers._derivation_src(identifier), True)
-                                 for identifier, derivation in page_markers.REGISTRY.items()]
+                if src == derivation_pages.INDEX_SRC:
+                    articles += [article(name, derivation.title, derivation_pages.derivation_src(identifier), True)
+                                 for identifier, derivation in REGISTRY.items()]
         elif value in BACK_MATTER:
             back.append(article("", name, value))
     return articles + back
@@ -243,7 +246,7 @@ class PrintDocument:
     @classmethod
     def of_site(cls, site: pathlib.Path, articles: list[Article], built: datetime.date) -> PrintDocument:
         config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-        cited_root = page_markers._cited_root(config["site_url"])
+        cited_root = citations.cited_root(config["site_url"])
         keys = {page.url: page.key for page in articles}
         stylesheets: list[str] = []
         sections = []
@@ -251,7 +254,7 @@ class PrintDocument:
             soup = _page_soup(site, page)
             stylesheets += [sheet for sheet in _stylesheets(soup, page) if sheet not in stylesheets]
             sections.append(_print_article(soup, page, keys, cited_root))
-        return cls(page_markers._release(), cited_root, built, articles, stylesheets, sections)
+        return cls(citations.release(), cited_root, built, articles, stylesheets, sections)
 
     def html(self, pages: dict[str, int] | None = None) -> str:
         """The document, its contents numbered with ``pages`` (each article's first page)."""
@@ -327,7 +330,7 @@ def build_pdf(site: pathlib.Path, out: pathlib.Path, built: datetime.date) -> No
     if not os.access(CHROMIUM, os.X_OK):
         raise SystemExit(f"Chromium not found at {CHROMIUM} (install Debian's chromium or set POSENC_CHROMIUM)")
     articles = printed_articles()
-    footer = _footer(page_markers._release())
+    footer = _footer(citations.release())
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,

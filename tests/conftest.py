@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import sys
 import xml.etree.ElementTree as ElementTree
 from urllib.parse import urlparse
 
@@ -33,6 +34,10 @@ from site_visits import DESKTOP, MISSING_PAGE, PageVisit, visit_pages
 collect_ignore = ["peers"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+# The site's build package, importable as ``site_build`` just as the hooks import it, so that the
+# tests and a build in this process share its one copy (hooks/site_build/__init__.py says why).
+if str(ROOT / "hooks") not in sys.path:
+    sys.path.append(str(ROOT / "hooks"))
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # The built site under test; another build folder can be named for a one-off run.
 SITE = pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site"))

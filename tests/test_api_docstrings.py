@@ -1,4 +1,4 @@
-"""The docstrings on the API reference as Markdown renders them (hooks/docstring_markdown.py): each
+"""The docstrings on the API reference as Markdown renders them (hooks/site_build/docstring_markdown.py): each
 doctest a code block with its lines kept, no quote block, and math such as 2**53 left literal.
 The transformation is tested on its own, then the built page against the docstrings' sources."""
 
@@ -7,25 +7,16 @@ from __future__ import annotations
 import collections
 import html
 import html.parser
-import importlib.util
 import pathlib
 import re
 
 import griffe
+from site_build import docstring_markdown as extension  # as mkdocs.yml names it to griffe
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEADING = re.compile(r'<h[1-6] id="(posenc\.[\w.]+)" class="doc doc-heading"')
 
 
-def _load_extension():
-    """hooks/docstring_markdown.py loaded by its path, as griffe loads it from mkdocs.yml."""
-    spec = importlib.util.spec_from_file_location("docstring_markdown", ROOT / "hooks" / "docstring_markdown.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-extension = _load_extension()
 markdown_safe = extension.markdown_safe
 
 

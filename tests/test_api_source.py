@@ -1,5 +1,5 @@
 """The API reference without source listings, its source pages, and the links between them
-(hooks/api_source.py), read from the built site."""
+(hooks/site_build/api_source.py), read from the built site."""
 
 from __future__ import annotations
 

@@ -266,7 +266,7 @@ PRELOADED_FACE = re.compile(r"assets/katex/fonts/KaTeX_([\w-]+)\.woff2$")
 
 def test_each_math_face_keeps_every_character_the_math_draws(site_dir, parsed_pages):
     """The build cuts each face the pages preload down to the characters their math draws
-    (hooks/katex_process.py). Every character of a formula's drawn HTML is still in each face its
+    (hooks/site_build/katex.py). Every character of a formula's drawn HTML is still in each face its
     page preloads, wherever KaTeX's full face has it (a character missing there would be drawn
     in a fallback font), and each of these faces is shipped smaller than KaTeX's."""
     from fontTools.ttLib import TTFont

@@ -16,6 +16,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 
 import posenc
+from site_build import paths
 from test_hooks import expand, fake_page, markers_hook
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -99,7 +100,7 @@ def test_a_new_release_in_citation_cff_changes_every_record(tmp_path, monkeypatc
     text = re.sub(r"^date-released: .*$", 'date-released: "2031-02-03"', text, flags=re.M)
     moved = tmp_path / "CITATION.cff"
     moved.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(markers_hook, "CITATION", moved)
+    monkeypatch.setattr(paths, "CITATION", moved)
     out = cite_markdown("{{ release }}\n\n{{ cite: site }}\n\n{{ cite: articles }}\n\n{{ bibtex: kernel }}")
     assert out.startswith("version 3.4.5, released 3 February 2031\n")
     found = records(out)
@@ -117,7 +118,7 @@ def test_authors_come_from_citation_cff(tmp_path, monkeypatch):
     text = re.sub(r"^authors:\n(?:  .*\n)+", people, text, flags=re.M)
     moved = tmp_path / "CITATION.cff"
     moved.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(markers_hook, "CITATION", moved)
+    monkeypatch.setattr(paths, "CITATION", moved)
     found = records(cite_markdown("{{ cite: site }}\n\n{{ cite: articles }}\n\n{{ bibtex: kernel }}"))
     assert found
     for key, body in found.items():
@@ -147,8 +148,8 @@ def test_the_cite_page_writes_no_record_or_release_by_hand():
     assert "@misc" not in source
     assert str(citation()["version"]) not in source
     assert "{{ cite: site }}" in source and "{{ cite: articles }}" in source and "{{ release }}" in source
-    hook = (ROOT / "hooks" / "page_markers.py").read_text(encoding="utf-8")
-    assert not re.search(r"year\s*=\s*\{+\d{4}", hook), "a year written into the hook"
+    builder = (ROOT / "hooks" / "site_build" / "citations.py").read_text(encoding="utf-8")
+    assert not re.search(r"year\s*=\s*\{+\d{4}", builder), "a year written into the record builder"
 
 
 def test_an_unknown_cite_marker_stops_the_build():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib.util
 import inspect
 import json
 import pathlib
@@ -14,6 +13,7 @@ import time
 import numpy as np
 import pytest
 import sympy as sp
+from site_build import derivation_pages  # the site's build, in hooks/ (tests/conftest.py)
 
 import posenc
 import posenc.verify as verify
@@ -438,27 +438,19 @@ def test_channel_maps_that_are_not_bijections_are_rejected() -> None:
 # Every scope reaches the reader: beside each displayed equation and on the Derivations page.
 
 
-def _site_hook():
-    hook = pathlib.Path(__file__).resolve().parents[1] / "hooks" / "page_markers.py"
-    spec = importlib.util.spec_from_file_location("page_markers", hook)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("derivation_id", list(REGISTRY))
 def test_every_scope_is_shown_beside_its_equation(derivation_id: str) -> None:
-    shown = _site_hook()._eq(derivation_id, "guide.md")
+    shown = derivation_pages.eq(derivation_id, "guide.md")
     label = REGISTRY[derivation_id].scope_label
     assert f'<span class="posenc-scope">{label}</span>' in shown.split("Proved as", 1)[1]
 
 
 def test_every_scope_is_shown_in_the_index_and_on_the_derivations_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    hook = _site_hook()
-    monkeypatch.setattr(hook, "_verify_report", lambda: {i: {"status": "proved", "seconds": 0.1} for i in REGISTRY})
-    index = hook._derivations_page("derivations/index.md", "https://example.org/")
+    monkeypatch.setattr(derivation_pages, "verify_report",
+                        lambda: {i: {"status": "proved", "seconds": 0.1} for i in REGISTRY})
+    index = derivation_pages.index_markdown("derivations/index.md")
     for entry in REGISTRY.values():
         row = next(line for line in index.splitlines() if line.startswith(f"- [`{entry.id}`]"))
         assert row.endswith(f"{entry.scope_label}.*"), row
-        page = hook._derivation_page(entry.id, "https://example.org/")
+        page = derivation_pages.derivation_page(entry.id, "https://example.org/")
         assert "**Scope:** " in page and entry.scope_label in page.split("**Scope:** ", 1)[1].split("\n", 1)[0]

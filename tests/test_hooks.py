@@ -1,4 +1,4 @@
-"""The MkDocs hooks: page markers, build-time KaTeX, and notebook pages."""
+"""The MkDocs hooks and the site_build package under them: page markers, build-time KaTeX, notebook pages."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+from site_build import derivation_pages, figures, first_paint, katex, notebooks, paths, peer_tests
+from site_build.state import BUILD
 
 from posenc.figure_files import FIGURE_DIR
 
@@ -39,7 +41,7 @@ def load_hook(name: str):
 markers_hook = load_hook("page_markers")
 math_hook = load_hook("build_math")
 notebook_hook = load_hook("notebook_pages")
-katex_process = sys.modules["katex_process"]  # what both math hooks imported
+first_paint_hook = load_hook("first_paint")
 
 
 def fake_page(src: str, description: str | None = "A page.") -> types.SimpleNamespace:
@@ -64,7 +66,7 @@ def test_each_derivation_page_holds_its_statement_proof_source_and_record():
     ids = list(REGISTRY)
     for position, identifier in enumerate(ids):
         entry = REGISTRY[identifier]
-        page = markers_hook._derivation_page(identifier, "https://example.org/")
+        page = derivation_pages.derivation_page(identifier, "https://example.org/")
         front, body = page.split("\n---\n", 1)
         assert yaml.safe_load(front.removeprefix("---\n"))["title"] == entry.title
         assert f"\n# {entry.title}\n" in body and f"$$\n{entry.statement}\n$$" in body
@@ -82,10 +84,10 @@ def test_a_derivation_id_that_would_take_a_pages_address_stops_the_build(tmp_pat
 
     (tmp_path / "derivations").mkdir()
     (tmp_path / "derivations" / "kernel.md").write_text("# A page of its own\n")
-    monkeypatch.setattr(markers_hook, "DOCS", tmp_path)
+    monkeypatch.setattr(paths, "DOCS", tmp_path)
     with pytest.raises(PluginError, match="derivation ID 'kernel' would be served at the address of "
                                           "docs/derivations/kernel.md"):
-        markers_hook._derivation_files({"site_url": "https://example.org/", "docs_dir": str(tmp_path)})
+        derivation_pages.derivation_page_files({"site_url": "https://example.org/", "docs_dir": str(tmp_path)})
     assert "kernel" in REGISTRY
 
 
@@ -154,7 +156,7 @@ def test_a_notebook_takes_its_description_from_its_metadata_in_hook_order(caplog
     assert page.meta["description"] == metadata["description"] and "no description" not in caplog.text
 
 
-HEAD = f"<head>{katex_process.FONT_PRELOADS_MARK}</head>"
+HEAD = f"<head>{katex.FONT_PRELOADS_MARK}</head>"
 FONT = '<link rel="preload" href="{}assets/katex/fonts/KaTeX_{}.woff2" as="font" type="font/woff2" crossorigin>'
 
 
@@ -173,7 +175,7 @@ def test_katex_renders_arithmatex_output_and_rejects_bad_tex():
     # A page without math preloads nothing; the theme's own 404 page loses the mark.
     assert math_hook.on_post_page(HEAD + "<p>text</p>", page, {}) == "<head></head><p>text</p>"
     assert math_hook.on_post_template(HEAD, "404.html", {}) == "<head></head>"
-    katex_process.KATEX.close()
+    katex.KATEX.close()
 
 
 @pytest.mark.parametrize(
@@ -188,7 +190,7 @@ def test_katex_renders_arithmatex_output_and_rejects_bad_tex():
     ],
 )
 def test_the_faces_a_formula_is_drawn_in_are_read_from_katex_classes(tex, display, faces):
-    assert katex_process.math_faces(katex_process.KATEX.render(tex, display, "test")) == faces
+    assert katex.math_faces(katex.KATEX.render(tex, display, "test")) == faces
 
 
 def test_notebook_math_is_rendered_outside_code_only():
@@ -199,7 +201,7 @@ def test_notebook_math_is_rendered_outside_code_only():
     assert 'assets/katex/fonts/KaTeX_Math-Italic.woff2" as="font"' in out
     # Rendered once the cells' math is in: the arithmatex hook leaves a notebook's mark alone.
     assert math_hook.on_post_page(html, page, {}) == html
-    katex_process.KATEX.close()
+    katex.KATEX.close()
 
 
 def test_slim_stylesheet_keeps_rules_for_present_classes_and_their_variables():
@@ -209,7 +211,7 @@ def test_slim_stylesheet_keeps_rules_for_present_classes_and_their_variables():
         ".x :is(.a,.b){display:none}.a,.b{top:0}"
         "@media (max-width:10px){.a{left:0}.b{left:1px}}"
     )
-    out = notebook_hook.slim_stylesheet(css, '<div class="a"><i class="x"></i></div>')
+    out = notebooks.slim_stylesheet(css, '<div class="a"><i class="x"></i></div>')
     assert ".a{margin:var(--chain)}" in out
     assert "--used:1px" in out and "--chain:var(--used)" in out and "--unused" not in out
     assert ".b{" not in out and ".a .c" not in out
@@ -271,15 +273,15 @@ def test_the_derivation_pages_hold_nothing_measured_at_build_time(tmp_path, monk
     for seconds in (0.123457, 3.45):
         report = tmp_path / f"verify-{seconds}.json"
         report.write_text(json.dumps({i: {"status": "proved", "seconds": seconds} for i in REGISTRY}))
-        monkeypatch.setattr(markers_hook, "VERIFY_REPORT", report)
-        pages.append(markers_hook._derivations_page("derivations/index.md", "https://example.org/")
-                     + "".join(markers_hook._derivation_page(i, "https://example.org/") for i in REGISTRY))
+        monkeypatch.setattr(paths, "VERIFY_REPORT", report)
+        pages.append(derivation_pages.index_markdown("derivations/index.md")
+                     + "".join(derivation_pages.derivation_page(i, "https://example.org/") for i in REGISTRY))
     assert pages[0] == pages[1]
     assert "0.123" not in pages[0]
 
 
 def test_a_missing_node_is_named_with_how_to_install_it_before_building(monkeypatch):
-    monkeypatch.setattr(katex_process.shutil, "which", lambda name: None)
+    monkeypatch.setattr(katex.shutil, "which", lambda name: None)
     with pytest.raises(PluginError, match="node is not installed or not on PATH: install Node.js"):
         math_hook.on_config({})
 
@@ -289,18 +291,18 @@ def test_the_preview_keeps_a_failed_figure_and_names_its_error(tmp_path, monkeyp
             "script": "figures_src/drawn.py"}
     (tmp_path / "drawn.json").write_text(json.dumps(meta))
     (tmp_path / "drawn.svg").write_text("<svg/>")
-    monkeypatch.setattr(markers_hook, "FIGURES", tmp_path)
-    monkeypatch.setattr(markers_hook, "DOCS", tmp_path.parent)
+    monkeypatch.setattr(paths, "FIGURES", tmp_path)
+    monkeypatch.setattr(paths, "DOCS", tmp_path.parent)
     failures = {name: "Traceback (most recent call last):\n  ...\nValueError: the data file is corrupt\n"
                 for name in ("drawn", "new")}
-    monkeypatch.setattr(markers_hook, "_failed_figures", failures)
-    monkeypatch.setattr(markers_hook, "_serving", True)
+    monkeypatch.setattr(BUILD, "failed_figures", failures)
+    monkeypatch.setattr(BUILD, "serving", True)
     page = expand("{{ figure: drawn }}")
     assert '<span data-posenc-figure="drawn"></span>' in page, "the last good figure stays on the page"
     assert '!!! failure "figures_src/drawn.py failed"' in page and "ValueError: the data file is corrupt" in page
     new = expand("{{ figure: new }}")
     assert "figures_src/new.py failed" in new and "<figure" not in new, "a new figure that never rendered"
-    monkeypatch.setattr(markers_hook, "_serving", False)
+    monkeypatch.setattr(BUILD, "serving", False)
     with pytest.raises(PluginError, match="figure 'drawn' is stale: figures_src/drawn.py failed"):
         expand("{{ figure: drawn }}")
 
@@ -313,8 +315,8 @@ def one_figure(tmp_path, monkeypatch):
     meta = {"alt": "A line [from a to b] with 'quotes', \"double\" & <angles>.", "caption": "Caption.",
             "title": "Title.", "width": 10, "height": 5, "script": "figures_src/drawn.py"}
     (folder / "drawn.svg").write_text("<svg/>")
-    monkeypatch.setattr(markers_hook, "FIGURES", folder)
-    monkeypatch.setattr(markers_hook, "DOCS", tmp_path)
+    monkeypatch.setattr(paths, "FIGURES", folder)
+    monkeypatch.setattr(paths, "DOCS", tmp_path)
     sidecar = folder / "drawn.json"
     sidecar.write_text(json.dumps(meta))
     return sidecar
@@ -361,10 +363,11 @@ def test_a_figure_without_its_svg_stops_the_build(one_figure):
 
 
 def test_hook_names_do_not_shadow_each_other():
-    """No module-level name of a hook is bound twice (as ``derivations`` once was, import and function)."""
+    """No module-level name of a hook or of site_build is bound twice (as ``derivations`` once was,
+    import and function)."""
     import ast
 
-    for path in sorted(HOOKS.glob("*.py")):
+    for path in sorted(HOOKS.rglob("*.py")):
         bound: dict[str, int] = {}
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -385,7 +388,7 @@ def test_hook_names_do_not_shadow_each_other():
 def test_figure_pages_describe_themselves_in_words_from_the_alt_text():
     """A figure page's meta description never carries the caption's TeX."""
     for sidecar in sorted((ROOT / FIGURE_DIR).glob("*.json")):
-        page = markers_hook._figure_page(sidecar.stem)
+        page = figures.figure_page(sidecar.stem)
         description = json.loads(page.split("description: ", 1)[1].split("\n", 1)[0])
         assert "$" not in description and "\\" not in description, (sidecar.stem, description)
         assert description.rstrip(".") in json.loads(sidecar.read_text())["alt"]
@@ -463,9 +466,9 @@ def test_the_peer_list_shows_parametrisations_and_refuses_a_test_without_docstri
             def test_method(self):
                 """A method."""
         '''))
-    monkeypatch.setattr(markers_hook, "PEER_TESTS", tmp_path)
-    monkeypatch.setattr(markers_hook, "ROOT", tmp_path.parent)
-    assert markers_hook._peer_tests() == (
+    monkeypatch.setattr(paths, "PEER_TESTS", tmp_path)
+    monkeypatch.setattr(paths, "ROOT", tmp_path.parent)
+    assert peer_tests.peer_test_list() == (
         f"- `{tmp_path.name}/test_one.py`: Things against other things.\n"
         "    - `posenc.kernel` against its `twin`. Parametrised over `width` in `[4, 8]` × "
         "`(n, s)` in `[(1, 'a'), (2, 'b')]`.\n"
@@ -477,10 +480,7 @@ def test_the_peer_list_shows_parametrisations_and_refuses_a_test_without_docstri
         expand("{{ peers }}", "conventions.md")
 
 
-# --- what the first paint waits for (hooks/first_paint.py) ----------------------------------
-
-first_paint = load_hook("first_paint")
-
+# --- what the first paint waits for (hooks/site_build/first_paint.py) -----------------------
 
 def _article(children: str) -> str:
     return f"<body><nav><p>menu</p></nav>{first_paint.ARTICLE_OPENING}{children}</article><footer></footer></body>"
@@ -506,4 +506,4 @@ def test_the_first_paint_marker_closes_a_short_article_and_leaves_other_pages_al
     sitemap = '<?xml version="1.0"?><urlset><url><loc>/</loc></url></urlset>'
     assert first_paint.mark_first_screen(sitemap) == sitemap
     with pytest.raises(PluginError, match="404.html: the page's article is never closed"):
-        first_paint.on_post_template(f"{first_paint.ARTICLE_OPENING}<p>a</p>", "404.html", None)
+        first_paint_hook.on_post_template(f"{first_paint.ARTICLE_OPENING}<p>a</p>", "404.html", None)

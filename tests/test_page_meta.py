@@ -1,4 +1,4 @@
-"""What each page says about itself (hooks/page_meta.py), read from the built HTML without a
+"""What each page says about itself (hooks/site_build/page_meta.py), read from the built HTML without a
 browser: citation tags that agree with the Cite page's BibTeX, link-preview tags and their card
 images, the line saying when the page last changed, and a BibTeX block under every derivation.
 The hook's date rule is also tried on small repositories of its own (a commit, uncommitted
@@ -20,7 +20,8 @@ import pytest
 import yaml
 from PIL import Image
 from test_cite import RECORD, articles, citation, field, record_key
-from test_hooks import fake_page, load_hook
+from site_build import citations, page_meta, paths
+from test_hooks import fake_page
 
 from posenc.registry import REGISTRY
 
@@ -28,7 +29,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
 SITE_URL = CONFIG["site_url"]
 SITE_NAME = CONFIG["site_name"]
-meta_hook = load_hook("page_meta")
 CARD_MAX_BYTES = 40_000
 
 
@@ -200,7 +200,7 @@ def test_every_derivation_page_ends_with_its_bibtex_under_a_copy_button(site_dir
         assert "no-copy" not in block[1]
         assert len(parser.codes) == 1, identifier
         # What the copy button copies: the record itself, as the Cite page prints it, without indentation.
-        expected = meta_hook.page_markers._bibtex(entry, SITE_URL)
+        expected = citations.bibtex(entry, SITE_URL)
         assert parser.codes[0].strip("\n") == expected, identifier
 
 
@@ -225,18 +225,18 @@ def repository(tmp_path, monkeypatch):
     directory = tmp_path / "repo"
     directory.mkdir()
     _repository(directory, {"a.md": "2024-05-06", "b.md": "2025-01-02"})
-    monkeypatch.setattr(meta_hook, "ROOT", directory)
+    monkeypatch.setattr(paths, "ROOT", directory)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(datetime.datetime(2030, 7, 8, tzinfo=datetime.UTC).timestamp())))
-    meta_hook._history_available.cache_clear()
+    page_meta._history_available.cache_clear()
     yield directory
-    meta_hook._history_available.cache_clear()
+    page_meta._history_available.cache_clear()
 
 
 def test_the_date_is_the_latest_commit_to_any_source(repository):
-    change = meta_hook.last_changed(("a.md",))
-    assert change == meta_hook.LastChanged("2024-05-06", ("a.md",), True)
-    assert meta_hook.last_changed(("a.md", "b.md")).date == "2025-01-02"
-    assert meta_hook.last_changed_html(change) == ('Last changed <time datetime="2024-05-06">6 May 2024</time>, '
+    change = page_meta.last_changed(("a.md",))
+    assert change == page_meta.LastChanged("2024-05-06", ("a.md",), True)
+    assert page_meta.last_changed(("a.md", "b.md")).date == "2025-01-02"
+    assert page_meta.last_changed_html(change) == ('Last changed <time datetime="2024-05-06">6 May 2024</time>, '
                                                    "the date of the latest commit to <code>a.md</code>.")
 
 
@@ -244,10 +244,10 @@ def test_uncommitted_changes_give_the_build_date_and_say_so(repository):
     (repository / "a.md").write_text("edited", encoding="utf-8")
     (repository / "c.md").write_text("new", encoding="utf-8")
     for sources in (("a.md",), ("c.md",), ("b.md", "c.md")):
-        change = meta_hook.last_changed(sources)
-        assert change == meta_hook.LastChanged("2030-07-08", sources, False, meta_hook.NOT_COMMITTED)
-    assert meta_hook.last_changed(("b.md",)).committed
-    line = meta_hook.last_changed_html(meta_hook.last_changed(("a.md",)))
+        change = page_meta.last_changed(sources)
+        assert change == page_meta.LastChanged("2030-07-08", sources, False, page_meta.NOT_COMMITTED)
+    assert page_meta.last_changed(("b.md",)).committed
+    line = page_meta.last_changed_html(page_meta.last_changed(("a.md",)))
     assert line.startswith('Built <time datetime="2030-07-08">8 July 2030</time>; ') and "not yet committed" in line
 
 
@@ -258,16 +258,16 @@ def test_no_history_gives_the_build_date_and_says_so(repository, tmp_path, monke
     outside.mkdir()
     (outside / "a.md").write_text("a", encoding="utf-8")
     for root in (shallow, outside):
-        monkeypatch.setattr(meta_hook, "ROOT", root)
-        meta_hook._history_available.cache_clear()
-        assert meta_hook.last_changed(("a.md",)) == meta_hook.LastChanged("2030-07-08", ("a.md",), False,
-                                                                          meta_hook.HISTORY_MISSING), root
-    monkeypatch.setattr(meta_hook, "ROOT", repository)
+        monkeypatch.setattr(paths, "ROOT", root)
+        page_meta._history_available.cache_clear()
+        assert page_meta.last_changed(("a.md",)) == page_meta.LastChanged("2030-07-08", ("a.md",), False,
+                                                                          page_meta.HISTORY_MISSING), root
+    monkeypatch.setattr(paths, "ROOT", repository)
     monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))  # git cannot be found
-    meta_hook._history_available.cache_clear()
-    change = meta_hook.last_changed(("a.md",))
-    assert change.reason == meta_hook.HISTORY_MISSING and change.date == "2030-07-08"
-    assert "was not available to this build" in meta_hook.last_changed_html(change)
+    page_meta._history_available.cache_clear()
+    change = page_meta.last_changed(("a.md",))
+    assert change.reason == page_meta.HISTORY_MISSING and change.date == "2030-07-08"
+    assert "was not available to this build" in page_meta.last_changed_html(change)
 
 
 def test_citation_authors_and_date_follow_citation_cff(tmp_path, monkeypatch):
@@ -278,26 +278,26 @@ def test_citation_authors_and_date_follow_citation_cff(tmp_path, monkeypatch):
     text = re.sub(r"^version: .*$", "version: 3.4.5", text, flags=re.M)
     moved = tmp_path / "CITATION.cff"
     moved.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(meta_hook.page_markers, "CITATION", moved)
+    monkeypatch.setattr(paths, "CITATION", moved)
     page = fake_page("rope.md")
     page.title = "RoPE"  # the nav label; the front matter's title is the one cited
     page.meta["title"] = "Rotary position embedding (RoPE)"
     config = {"site_url": "https://example.org/", "nav": CONFIG["nav"]}
-    tags = meta_hook.citation_tags(page, config)
+    tags = page_meta.citation_tags(page, config)
     assert [content for _, name, content in tags if name == "citation_author"] == ["Noether, Emmy", "The Example Lab"]
     assert ("name", "citation_title", "Rotary position embedding (RoPE)") in tags
     assert ("name", "citation_publication_date", "2031/02/03") in tags
     assert ("name", "citation_public_url", "https://example.org/3.4.5/rope/") in tags
     assert ("name", "citation_pdf_url", "https://example.org/3.4.5/posenc.pdf") in tags
-    assert meta_hook.citation_tags(fake_page("references.md"), config) == []
+    assert page_meta.citation_tags(fake_page("references.md"), config) == []
 
 
 def test_a_card_is_the_same_bytes_every_time_and_small():
     long_title = "Figure: " + " ".join(["a very long title that must still fit on the card"] * 3)
     for title in ("Rotary embeddings (RoPE)", long_title):
-        first = meta_hook.draw_card(title, SITE_NAME)
-        assert first == meta_hook.draw_card(title, SITE_NAME)
+        first = page_meta.draw_card(title, SITE_NAME)
+        assert first == page_meta.draw_card(title, SITE_NAME)
         assert len(first) <= CARD_MAX_BYTES
         with Image.open(io.BytesIO(first)) as image:
             assert image.size == (1200, 630) and image.mode == "P"
-    assert meta_hook.draw_card("One title", SITE_NAME) != meta_hook.draw_card("Another title", SITE_NAME)
+    assert page_meta.draw_card("One title", SITE_NAME) != page_meta.draw_card("Another title", SITE_NAME)

@@ -30,10 +30,10 @@ import importlib.util
 import json
 import pathlib
 import re
-import sys
 import types
 
 import pytest
+from site_build import markers, peer_tests
 
 import posenc
 from posenc import conventions
@@ -41,21 +41,6 @@ from posenc import conventions
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
-
-def _load_page_markers():
-    """hooks/page_markers.py, loaded by path as MkDocs loads it."""
-    spec = importlib.util.spec_from_file_location("page_markers_for_names", ROOT / "hooks" / "page_markers.py")
-    module = importlib.util.module_from_spec(spec)
-    saved = sys.path.copy()
-    sys.path.insert(0, str(ROOT / "hooks"))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = saved
-    return module
-
-
-page_markers = _load_page_markers()
 
 REFERENCE = re.compile(r"(?<![\w/.\"-])posenc((?:\.[A-Za-z_]\w*)+)")
 FROM_IMPORT = re.compile(r"\bfrom[ \t]+posenc((?:\.\w+)*)[ \t]+import[ \t]+\(?([\w \t,\n]+)")
@@ -72,12 +57,12 @@ PARAMETERS = set().union(*conventions._SCALING_KEYS.values())
 PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d+[.)])[ \t])")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
-Runs = list[tuple[bool, str]]  # (is code, text), as page_markers splits a page
+Runs = list[tuple[bool, str]]  # (is code, text), as site_build.markers splits a page
 
 
 def markdown_runs(text: str) -> Runs:
     """A page's fenced and indented code blocks, and its prose (inline code stays in the prose)."""
-    return page_markers._split_blocks(text)
+    return markers.split_blocks(text)
 
 
 def notebook_runs(path: pathlib.Path) -> Runs:
@@ -92,7 +77,7 @@ def site_pages() -> dict[str, Runs]:
     pages = {path.relative_to(ROOT).as_posix(): markdown_runs(path.read_text(encoding="utf-8"))
              for path in sorted(DOCS.rglob("*.md"))}
     pages |= {path.relative_to(ROOT).as_posix(): notebook_runs(path) for path in sorted(DOCS.rglob("*.ipynb"))}
-    pages["the {{ peers }} list (tests/peers)"] = markdown_runs(page_markers._peer_tests())
+    pages["the {{ peers }} list (tests/peers)"] = markdown_runs(peer_tests.peer_test_list())
     return pages
 
 

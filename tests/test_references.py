@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 REFERENCES = ROOT / "docs" / "references.md"
 # Everything that can put a citation on a page: the pages, the notebooks, and the code that
 # generates page text (hooks, derivation statements and proofs, figure captions).
-CITING_SOURCES = ("docs/**/*.md", "docs/**/*.ipynb", "hooks/*.py", "posenc/*.py", "figures_src/*.py")
+CITING_SOURCES = ("docs/**/*.md", "docs/**/*.ipynb", "hooks/**/*.py", "posenc/*.py", "figures_src/*.py")
 
 CITATION = re.compile(r"references\.md#([\w-]+)")
 ENTRY_HEADING = re.compile(r"^### (?P<title>.+?) \{ #(?P<key>[a-z0-9-]+) \}$", re.M)

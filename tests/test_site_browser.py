@@ -251,7 +251,7 @@ MATH_FACES = """async () => {
     ["/", "/guide/", "/relative/", "/conventions/", "/notebooks/explicit-position-ids/", "/api/"],
 )
 def test_a_page_preloads_exactly_the_math_faces_it_draws_in(browser, base_url, path):
-    """The build reads the faces from KaTeX's classes (hooks/katex_process.py); Chromium says which
+    """The build reads the faces from KaTeX's classes (hooks/site_build/katex.py); Chromium says which
     faces the laid-out page needs. One missing from the preloads would show its math in the
     fallback font on a first visit (font-display: optional); one too many is a wasted download."""
     context = new_context(browser, "light")

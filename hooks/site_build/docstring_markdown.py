@@ -1,7 +1,9 @@
 """Griffe extension of the posenc site: the docstrings made safe to render as Markdown.
 
-Not a MkDocs hook: mkdocs.yml names it in the python handler's ``extensions:``, and griffe runs it
-on every object it loads for the API reference. The docstrings are written as plain text that
+Not a MkDocs hook: mkdocs.yml names it in the python handler's ``extensions:`` by its dotted name,
+``site_build.docstring_markdown``, so griffe imports it from the package the hooks have already
+imported (a path would load a second copy under another name), and runs it on every object it
+loads for the API reference. The docstrings are written as plain text that
 ``help()`` shows and the doctests run, and mkdocstrings renders them as Markdown, which misreads
 two things in them:
 

@@ -1,0 +1,26 @@
+"""The posenc site's build: what the MkDocs hooks in ``hooks/`` do, one concern per module.
+
+The hooks are entry points only (the ``on_*`` functions MkDocs calls, a few lines each); the work
+is here, under public names. MkDocs loads each hook by its path with ``hooks/`` on ``sys.path``
+while it runs the hook's module, so ``import site_build`` in a hook imports this package once, as
+``site_build``, and every hook shares that one copy (and its ``state``). The tests import it under
+the same name (``tests/conftest.py`` puts ``hooks/`` on ``sys.path``), so they see that copy too.
+
+Modules:
+
+``paths``            where the build reads from (the repository, docs/, figures, reports)
+``state``            what one hook sets and another reads during a build (nothing else keeps any)
+``markers``          the ``{{ ... }}`` page markers: finding them outside code and expanding them
+``front_matter``     checks of a page's front matter (``scripts:``, ``description``)
+``figures``          a figure on a page, its generated page, and the failed renders a preview shows
+``derivation_pages`` the derivations' own pages and their index
+``citations``        CITATION.cff, BibTeX records, the Cite page and the address to cite
+``peer_tests``       the ``{{ peers }}`` list, read from tests/peers
+``explainer_data``   the explainer's data script, generated from posenc/explainer_demo.json
+``api_source``       the API reference's module source pages and its links to them
+``katex``            the one KaTeX process, math rendering, font preloads and shipped fonts
+``notebooks``        notebook pages: description, download link, math, slimmed CSS
+``page_meta``        citation and link-preview tags, card images, the last-changed line
+``first_paint``      the marker that ends what the first paint waits for
+``docstring_markdown`` the griffe extension that makes the API docstrings safe Markdown
+"""

@@ -1,0 +1,112 @@
+"""What the first paint of a page waits for.
+
+overrides/main.html holds a page's first paint (``<link rel=expect blocking=render>``) until
+FIRST_SCREEN_MARKER is parsed. :func:`mark_first_screen` puts that marker after the article's first
+FIRST_SCREEN_BLOCKS child elements, the blocks posenc.css always draws (its content-visibility
+rule starts with the next one), or at the article's end when it has fewer. The first paint then
+shows those blocks whole (a display equation or a figure drawn half parsed would grow, and move,
+once the rest of it arrived) and waits for nothing more.
+
+Why not the end of the article: on a long article the browser can then paint the first screen
+while the rest is still arriving and being parsed, before Material's script has started (it is
+deferred, so it runs as soon as parsing ends). In Chromium traces of the deep dive with the
+paint held to the article's end, the first frame was presented after that script had started,
+and Lighthouse counts every task begun before that moment towards the page's paint times.
+
+What this gives up: on a screen taller than those blocks, the blocks after them are drawn as
+they are parsed, and one drawn before the rest of it arrived could still move. The site's
+layout-shift test loads every page at 1350 by 940 pixels, Lighthouse's desktop window; `make audit`
+(Lighthouse) reports the layout shift of each page on its phone and desktop screens.
+
+The ``first_paint`` hook puts the marker into the written page (on_post_page, and on_post_template
+for the 404 page), after every other hook has changed the content, so that it counts the article's children as
+CSS's :nth-child does: every child element, of every kind.
+"""
+
+from __future__ import annotations
+
+import html.parser
+
+from mkdocs.exceptions import PluginError
+
+# The blocks posenc.css always draws: its content-visibility rule starts at child n+9 of the
+# article (a test holds the two numbers together).
+FIRST_SCREEN_BLOCKS = 8
+FIRST_SCREEN_MARKER = '<span id="posenc-first-screen-end" hidden></span>'
+ARTICLE_OPENING = '<article class="md-content__inner md-typeset">'
+VOID_ELEMENTS = frozenset("area base br col embed hr img input link meta source track wbr".split())
+
+
+class _ChildEnds(html.parser.HTMLParser):
+    """Reads the inside of an element and records where each of its children ends: the
+    (line, column) of the tag that ends the child (its closing tag, or its own tag when it is
+    void or self-closed) with that tag's length, or None for a closing tag (which ends at its
+    first ">"). ``closed`` is where the element's own closing tag starts, once read."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.depth = 0
+        self.ends: list[tuple[tuple[int, int], int | None]] = []
+        self.closed: tuple[int, int] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if self.closed:
+            return
+        if tag not in VOID_ELEMENTS:
+            self.depth += 1
+        elif self.depth == 0:
+            self.ends.append((self.getpos(), len(self.get_starttag_text())))
+
+    def handle_startendtag(self, tag, attrs):
+        if not self.closed and self.depth == 0:
+            self.ends.append((self.getpos(), len(self.get_starttag_text())))
+
+    def handle_endtag(self, tag):
+        if self.closed or tag in VOID_ELEMENTS:
+            return
+        if self.depth == 0:
+            self.closed = self.getpos()
+            return
+        self.depth -= 1
+        if self.depth == 0:
+            self.ends.append((self.getpos(), None))
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    line_start = 0
+    for _ in range(line - 1):  # the parser counts lines by "\n" alone
+        line_start = text.index("\n", line_start) + 1
+    return line_start + column
+
+
+def mark_first_screen(page_html: str, blocks: int = FIRST_SCREEN_BLOCKS) -> str:
+    """``page_html`` with FIRST_SCREEN_MARKER after its article's first ``blocks`` children, or
+    at the article's end when it has no more; unchanged when it has no article."""
+    start = page_html.find(ARTICLE_OPENING)
+    if start < 0:
+        return page_html
+    inside = page_html[start + len(ARTICLE_OPENING):]
+    parser = _ChildEnds()
+    chunk = 16_384  # only the start of a long article is read
+    for begin in range(0, len(inside), chunk):
+        parser.feed(inside[begin:begin + chunk])
+        if len(parser.ends) >= blocks or parser.closed:
+            break
+    if len(parser.ends) >= blocks:
+        (line, column), length = parser.ends[blocks - 1]
+        tag_start = _offset(inside, line, column)
+        at = tag_start + length if length is not None else inside.index(">", tag_start) + 1
+    elif parser.closed:
+        at = _offset(inside, *parser.closed)
+    else:
+        raise ValueError("the page's article is never closed")
+    at += start + len(ARTICLE_OPENING)
+    return page_html[:at] + FIRST_SCREEN_MARKER + page_html[at:]
+
+
+def marked(output: str, name: str) -> str:
+    """``output``, the written page ``name``, with the marker; an error names the page."""
+    try:
+        return mark_first_screen(output)
+    except ValueError as error:
+        raise PluginError(f"{name}: {error}") from error

@@ -1,0 +1,240 @@
+"""Math rendered by KaTeX at build time, in one Node process for the whole build.
+
+After each page is rendered, TeX in ``\\(...\\)`` and ``\\[...\\]`` (what pymdownx.arithmatex
+writes) is replaced by KaTeX's HTML (:func:`render_arithmatex`), so pages ship no math JavaScript
+and need no network; the ``notebook_pages`` hook renders the math of notebook Markdown cells with
+the same process and cache, and :func:`math_html` wraps both the same way. KaTeX's stylesheet
+and fonts are copied into the site (:func:`ship_katex`), the faces the pages use cut down to the
+characters their math draws.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+
+from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
+
+from . import paths
+from .state import BUILD
+
+KATEX_DIST = paths.ROOT / "node_modules" / "katex" / "dist"
+NODE_HELP = "install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math"
+
+
+def require_node_and_katex() -> None:
+    """Stop before building when Node.js or KaTeX is missing, saying how to install it."""
+    if shutil.which("node") is None:
+        raise PluginError(f"node is not installed or not on PATH: {NODE_HELP}")
+    if not KATEX_DIST.is_dir():
+        raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
+
+
+class KaTeX:
+    """A KaTeX renderer in one Node process (``katex_server.js``), started on first use."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+        self.cache: dict[tuple[str, bool], tuple[str, frozenset[str]]] = {}
+
+    def render(self, tex: str, display: bool, where: str) -> str:
+        """``tex`` as HTML; an error names the page ``where`` it is. Its drawn characters join
+        ``BUILD.math_characters``."""
+        key = (tex, display)
+        if key not in self.cache:
+            if self.process is None:
+                if not KATEX_DIST.is_dir():
+                    raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
+                self.process = subprocess.Popen(
+                    ["node", str(pathlib.Path(__file__).with_name("katex_server.js"))],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=paths.ROOT,
+                )
+            self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
+            self.process.stdin.flush()
+            answer = json.loads(self.process.stdout.readline())
+            if "error" in answer:
+                raise PluginError(f"{where}: math does not render: {answer['error']}")
+            self.cache[key] = (answer["html"], drawn_characters(answer["html"], where))
+        rendered, characters = self.cache[key]
+        BUILD.math_characters |= characters
+        return rendered
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+KATEX = KaTeX()
+# Where KaTeX's drawn HTML starts in a formula: after the MathML, which is there for assistive
+# technology and never drawn, so its characters need no KaTeX glyph.
+KATEX_HTML = '<span class="katex-html"'
+# Text that katex.min.css generates (equation numbers from a counter), drawn in KaTeX_Main.
+GENERATED_TEXT = frozenset("()0123456789")
+
+
+def drawn_characters(rendered: str, where: str) -> frozenset[str]:
+    """The characters of a formula that KaTeX's HTML draws, from KaTeX's output ``rendered``
+    for the page ``where``."""
+    start = rendered.find(KATEX_HTML)
+    if start < 0:
+        raise PluginError(f"{where}: KaTeX's output has no {KATEX_HTML}> part: {rendered[:120]!r}")
+    return frozenset(html.unescape(re.sub(r"<[^>]*>", "", rendered[start:])))
+
+
+# How KaTeX (as locked in package-lock.json) opens each part of an inline formula; lines may
+# break only between parts. An inline formula's HTML ends by closing its last part, then
+# ``katex-html``, then ``katex``.
+KATEX_PART = '<span class="katex-base">'
+KATEX_END = "</span></span>"
+
+
+def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
+    """``tex`` rendered by KaTeX and wrapped as every page shows math (posenc.css styles both wrappers).
+
+    A display equation sits in a ``posenc-math`` box that scrolls sideways, with a cue, when the
+    column is narrower than the equation. Inline math is followed by ``tail``, the text glued
+    to it in the source (a comma, a full stop, a closing parenthesis). Chromium lets a line
+    break after a KaTeX part (an inline block) wherever the element holding that part allows
+    wrapping, even before a comma, and a nowrap ancestor further out does not stop it. So the
+    formula's last part goes alone into a ``posenc-nowrap`` span: the line cannot break between
+    it and the tail, while a long formula keeps its break points (after relations and
+    operators) before that part, so it still fits a phone's line.
+    """
+    rendered = KATEX.render(tex, display, where)
+    if display:
+        return f'<div class="posenc-math">{rendered}</div>'
+    if not tail:
+        return rendered
+    last_part = rendered.rindex(KATEX_PART)
+    end = len(rendered) - len(KATEX_END)
+    part = rendered[last_part:end]
+    if not rendered.endswith("</span>" + KATEX_END) or part.count("<span") != part.count("</span>"):
+        raise PluginError(f"{where}: KaTeX's HTML for {tex!r} does not end with a formula part")
+    return f'{rendered[:last_part]}<span class="posenc-nowrap">{part}</span>{rendered[end:]}{tail}'
+
+
+# Which of KaTeX's font faces a page's math draws in, read from the classes of KaTeX's HTML as
+# katex.min.css assigns the faces: a face is needed when some element has every class of one of
+# its entries (a formula's root, class "katex", is in KaTeX_Main). tests/test_site_browser.py
+# holds this to the faces Chromium loads for a page laid out in full.
+FACE_CLASSES: dict[str, tuple[frozenset[str], ...]] = {
+    face: tuple(frozenset(entry.split()) for entry in entries)
+    for face, entries in {
+        "Main-Regular": ("katex",),
+        "Main-Bold": ("mathbf", "textbf"),
+        "Main-Italic": ("mathit", "textit"),
+        "Math-Italic": ("mathnormal",),
+        "Math-BoldItalic": ("boldsymbol",),
+        "AMS-Regular": ("amsrm", "mathbb", "textbb"),
+        "Size1-Regular": ("delimsizing size1", "delim-size1", "op-symbol small-op"),
+        "Size2-Regular": ("delimsizing size2", "op-symbol large-op"),
+        "Size3-Regular": ("delimsizing size3",),
+        "Size4-Regular": ("delimsizing size4", "delim-size4"),
+        "Caligraphic-Regular": ("mathcal",),
+        "Fraktur-Regular": ("mathfrak", "textfrak"),
+        "Typewriter-Regular": ("mathtt", "texttt"),
+        "Script-Regular": ("mathscr", "textscr"),
+        "SansSerif-Regular": ("mathsf", "textsf"),
+    }.items()
+}
+# An element's class attribute (also how ``notebooks`` cuts a notebook's stylesheet down).
+CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
+# Where overrides/main.html wants the page's font preloads, in the head.
+FONT_PRELOADS_MARK = "<!-- posenc:math-font-preloads -->"
+
+
+def math_faces(page_html: str) -> list[str]:
+    """The KaTeX faces the math in ``page_html`` is drawn in (none for a page without math)."""
+    class_sets = {frozenset(value.split()) for value in CLASS_ATTRIBUTE.findall(page_html)}
+    return [face for face, entries in FACE_CLASSES.items()
+            if any(entry <= classes for entry in entries for classes in class_sets)]
+
+
+def with_font_preloads(page_html: str, page_url: str) -> str:
+    """``page_html`` with a preload for each KaTeX face its math uses, where the head marks them.
+
+    posenc.css declares these faces font-display: optional, and Chromium holds the first paint
+    for preloaded optional fonts, so math is drawn in its own fonts from the first paint and
+    nothing reflows when they arrive (a face not yet loaded when first needed would stay in the
+    fallback font for that view). A face the page does not use is not loaded. The faces are
+    noted in ``BUILD.math_faces``: they are the ones ``ship_fonts`` cuts down.
+    """
+    if FONT_PRELOADS_MARK not in page_html:
+        raise PluginError(f"{page_url or 'index'}: the theme's head has no place for the math font preloads")
+    faces = math_faces(page_html)
+    BUILD.math_faces.update(faces)
+    links = "".join(
+        f'<link rel="preload" href="{get_relative_url(f"assets/katex/fonts/KaTeX_{face}.woff2", page_url)}"'
+        ' as="font" type="font/woff2" crossorigin>'
+        for face in faces
+    )
+    return page_html.replace(FONT_PRELOADS_MARK, links, 1)
+
+
+def ship_fonts(fonts: pathlib.Path) -> None:
+    """KaTeX's fonts into the folder ``fonts``, each face the pages preload cut down to the
+    characters the math draws (``BUILD.math_characters``; the text katex.min.css generates too).
+
+    A page's preloaded faces are on its first paint's path (see ``with_font_preloads``), and
+    KaTeX's full faces hold every glyph TeX might ask for, most of which the site never draws:
+    cut down, the deep dive's six faces came to 39 kB instead of 85 kB when this was written.
+    Glyphs reached through a kept glyph (ligatures, variants) and the hinting stay. The other
+    faces (and the WOFF and TTF copies that only browsers without WOFF2 would load) ship whole.
+    """
+    try:
+        import brotli  # noqa: F401 (fontTools writes WOFF2 with it, imported only then)
+        from fontTools import subset
+        from fontTools.ttLib import TTFont
+    except ImportError as error:
+        raise PluginError(f"cannot cut the math fonts down: {error} (run make to install requirements.lock)") from error
+    cut = {f"KaTeX_{face}.woff2" for face in BUILD.math_faces}
+    shutil.copytree(KATEX_DIST / "fonts", fonts, dirs_exist_ok=True, ignore=lambda folder, names: cut & set(names))
+    options = subset.Options()
+    options.flavor = "woff2"
+    options.layout_features = ["*"]
+    text = "".join(sorted(BUILD.math_characters | GENERATED_TEXT))
+    for name in sorted(cut):
+        # Keeping KaTeX's timestamp keeps the build reproducible (saving would stamp the time).
+        font = TTFont(KATEX_DIST / "fonts" / name, recalcTimestamp=False)
+        cutter = subset.Subsetter(options)
+        cutter.populate(text=text)
+        cutter.subset(font)
+        written = io.BytesIO()
+        font.save(written)
+        (fonts / name).write_bytes(written.getvalue())
+
+
+
+# An arithmatex element, and after inline math the text glued to it (up to a space or a tag).
+ARITHMATEX = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">\s*(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])\s*</(?P=tag)>'
+    r"(?(inline)(?P<tail>[^\s<]*))",
+    re.S,
+)
+
+
+def render_arithmatex(page_html: str, where: str) -> str:
+    """``page_html`` (of the page ``where``) with each arithmatex element rendered by KaTeX."""
+
+    def arithmatex(match: re.Match) -> str:
+        display = match["display"] is not None
+        tex = html.unescape(match["display"] if display else match["inline"])
+        return math_html(tex, display, where, match["tail"] or "")
+
+    return ARITHMATEX.sub(arithmatex, page_html)
+
+
+def ship_katex(site_dir: str) -> None:
+    """KaTeX's stylesheet and fonts into the site (the faces in use cut down to the characters drawn)."""
+    target = pathlib.Path(site_dir) / "assets" / "katex"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(KATEX_DIST / "katex.min.css", target / "katex.min.css")
+    ship_fonts(target / "fonts")

@@ -385,6 +385,22 @@ def test_hook_names_do_not_shadow_each_other():
         assert not twice, f"{path.name} binds {twice} more than once"
 
 
+def test_the_hooks_are_thin_entry_points_over_site_build():
+    """A hook holds only the ``on_*`` functions MkDocs calls, each a few lines, and imports only from
+    site_build: the work and its public names are there, so no hook or test reaches into a hook."""
+    for path in yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["hooks"]:
+        for node in ast.parse((ROOT / path).read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                continue  # the docstring
+            if isinstance(node, ast.ImportFrom):
+                assert node.module == "__future__" or node.module.split(".")[0] == "site_build", \
+                    f"{path} imports {node.module}"
+                continue
+            assert isinstance(node, ast.FunctionDef) and node.name.startswith("on_"), \
+                f"{path}: {ast.unparse(node).splitlines()[0]}"
+            assert node.end_lineno - node.lineno <= 6, f"{path}: {node.name} is more than an entry point"
+
+
 def test_figure_pages_describe_themselves_in_words_from_the_alt_text():
     """A figure page's meta description never carries the caption's TeX."""
     for sidecar in sorted((ROOT / FIGURE_DIR).glob("*.json")):

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from PIL import Image
 from test_cite import RECORD, articles, citation, field, record_key
-from site_build import citations, page_meta, paths
+from site_build import citations, last_change, link_previews, page_meta, paths
 from test_hooks import fake_page
 
 from posenc.registry import REGISTRY
@@ -227,16 +227,16 @@ def repository(tmp_path, monkeypatch):
     _repository(directory, {"a.md": "2024-05-06", "b.md": "2025-01-02"})
     monkeypatch.setattr(paths, "ROOT", directory)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(datetime.datetime(2030, 7, 8, tzinfo=datetime.UTC).timestamp())))
-    page_meta._history_available.cache_clear()
+    last_change.history_available.cache_clear()
     yield directory
-    page_meta._history_available.cache_clear()
+    last_change.history_available.cache_clear()
 
 
 def test_the_date_is_the_latest_commit_to_any_source(repository):
-    change = page_meta.last_changed(("a.md",))
-    assert change == page_meta.LastChanged("2024-05-06", ("a.md",), True)
-    assert page_meta.last_changed(("a.md", "b.md")).date == "2025-01-02"
-    assert page_meta.last_changed_html(change) == ('Last changed <time datetime="2024-05-06">6 May 2024</time>, '
+    change = last_change.last_changed(("a.md",))
+    assert change == last_change.LastChanged("2024-05-06", ("a.md",), True)
+    assert last_change.last_changed(("a.md", "b.md")).date == "2025-01-02"
+    assert last_change.last_changed_html(change) == ('Last changed <time datetime="2024-05-06">6 May 2024</time>, '
                                                    "the date of the latest commit to <code>a.md</code>.")
 
 
@@ -244,10 +244,10 @@ def test_uncommitted_changes_give_the_build_date_and_say_so(repository):
     (repository / "a.md").write_text("edited", encoding="utf-8")
     (repository / "c.md").write_text("new", encoding="utf-8")
     for sources in (("a.md",), ("c.md",), ("b.md", "c.md")):
-        change = page_meta.last_changed(sources)
-        assert change == page_meta.LastChanged("2030-07-08", sources, False, page_meta.NOT_COMMITTED)
-    assert page_meta.last_changed(("b.md",)).committed
-    line = page_meta.last_changed_html(page_meta.last_changed(("a.md",)))
+        change = last_change.last_changed(sources)
+        assert change == last_change.LastChanged("2030-07-08", sources, False, last_change.NOT_COMMITTED)
+    assert last_change.last_changed(("b.md",)).committed
+    line = last_change.last_changed_html(last_change.last_changed(("a.md",)))
     assert line.startswith('Built <time datetime="2030-07-08">8 July 2030</time>; ') and "not yet committed" in line
 
 
@@ -259,15 +259,15 @@ def test_no_history_gives_the_build_date_and_says_so(repository, tmp_path, monke
     (outside / "a.md").write_text("a", encoding="utf-8")
     for root in (shallow, outside):
         monkeypatch.setattr(paths, "ROOT", root)
-        page_meta._history_available.cache_clear()
-        assert page_meta.last_changed(("a.md",)) == page_meta.LastChanged("2030-07-08", ("a.md",), False,
-                                                                          page_meta.HISTORY_MISSING), root
+        last_change.history_available.cache_clear()
+        missing = last_change.LastChanged("2030-07-08", ("a.md",), False, last_change.HISTORY_MISSING)
+        assert last_change.last_changed(("a.md",)) == missing, root
     monkeypatch.setattr(paths, "ROOT", repository)
     monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))  # git cannot be found
-    page_meta._history_available.cache_clear()
-    change = page_meta.last_changed(("a.md",))
-    assert change.reason == page_meta.HISTORY_MISSING and change.date == "2030-07-08"
-    assert "was not available to this build" in page_meta.last_changed_html(change)
+    last_change.history_available.cache_clear()
+    change = last_change.last_changed(("a.md",))
+    assert change.reason == last_change.HISTORY_MISSING and change.date == "2030-07-08"
+    assert "was not available to this build" in last_change.last_changed_html(change)
 
 
 def test_citation_authors_and_date_follow_citation_cff(tmp_path, monkeypatch):
@@ -295,9 +295,9 @@ def test_citation_authors_and_date_follow_citation_cff(tmp_path, monkeypatch):
 def test_a_card_is_the_same_bytes_every_time_and_small():
     long_title = "Figure: " + " ".join(["a very long title that must still fit on the card"] * 3)
     for title in ("Rotary embeddings (RoPE)", long_title):
-        first = page_meta.draw_card(title, SITE_NAME)
-        assert first == page_meta.draw_card(title, SITE_NAME)
+        first = link_previews.draw_card(title, SITE_NAME)
+        assert first == link_previews.draw_card(title, SITE_NAME)
         assert len(first) <= CARD_MAX_BYTES
         with Image.open(io.BytesIO(first)) as image:
             assert image.size == (1200, 630) and image.mode == "P"
-    assert page_meta.draw_card("One title", SITE_NAME) != page_meta.draw_card("Another title", SITE_NAME)
+    assert link_previews.draw_card("One title", SITE_NAME) != link_previews.draw_card("Another title", SITE_NAME)

@@ -11,7 +11,7 @@ Modules:
 ``paths``            where the build reads from (the repository, docs/, figures, reports)
 ``state``            what one hook sets and another reads during a build (nothing else keeps any)
 ``markers``          the ``{{ ... }}`` page markers: finding them outside code and expanding them
-``front_matter``     checks of a page's front matter (``scripts:``, ``description``)
+``front_matter``     a page's own title, and checks of its front matter (``scripts:``, ``description``)
 ``figures``          a figure on a page, its generated page, and the failed renders a preview shows
 ``derivation_pages`` the derivations' own pages and their index
 ``citations``        CITATION.cff, BibTeX records, the Cite page and the address to cite
@@ -20,7 +20,9 @@ Modules:
 ``api_source``       the API reference's module source pages and its links to them
 ``katex``            the one KaTeX process, math rendering, font preloads and shipped fonts
 ``notebooks``        notebook pages: description, download link, math, slimmed CSS
-``page_meta``        citation and link-preview tags, card images, the last-changed line
+``page_meta``        what a page's head and foot say about it: citation tags, and the two below
+``link_previews``    Open Graph and Twitter card tags, and the card image drawn for each page
+``last_change``      the line saying when a page's sources last changed in git
 ``first_paint``      the marker that ends what the first paint waits for
 ``docstring_markdown`` the griffe extension that makes the API docstrings safe Markdown
 """

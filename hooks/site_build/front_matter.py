@@ -1,4 +1,4 @@
-"""Checks of what a page's front matter must hold."""
+"""What a page's front matter holds: its own title, and checks of what it must hold."""
 
 from __future__ import annotations
 
@@ -7,6 +7,11 @@ import logging
 from mkdocs.exceptions import PluginError
 
 log = logging.getLogger("mkdocs.hooks.posenc")
+
+
+def page_title(page) -> str:
+    """The page's own title, as the theme's <title> and the Cite page name it (not its nav label)."""
+    return page.meta.get("title") or page.title
 
 
 def check_scripts(page, files) -> None:

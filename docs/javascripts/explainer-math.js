@@ -12,7 +12,7 @@
  * The demo's data (the toy embeddings, the RoPE content and the width of each step) is written
  * once, in posenc/explainer_demo.json, which the figures beside the steps read too. Node
  * require()s that file; in a page it arrives as window.posencExplainerDemo, from the script
- * javascripts/explainer-demo.js that the site hook (hooks/page_markers.py) generates from it and
+ * javascripts/explainer-demo.js that the site build (hooks/site_build/explainer_data.py) generates from it and
  * a page's front matter lists just before this one. The controls' ranges and starting values live in the
  * page's markup (docs/explainer.md).
  */

@@ -49,7 +49,8 @@ def wavelengths(width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
     >>> wavelengths(8).round(2).tolist()
     [6.28, 62.83, 628.32, 6283.19]
     """
-    return 2.0 * np.pi / frequencies(width, base=base)
+    with np.errstate(over="ignore"):  # a base near float64's largest makes a wavelength beyond it
+        return _checks.finite("base and width", 2.0 * np.pi / frequencies(width, base=base))
 
 
 def sinusoidal(
@@ -222,7 +223,11 @@ def alibi_bias(n_heads: int, length: int, *, max_bias: float = 8.0) -> np.ndarra
     """
     n_heads = _checks.integer("n_heads", n_heads, minimum=1, maximum=None)  # bounded by the element check
     length = _checks.integer("length", length, minimum=0, maximum=None)  # bounded by the element check
+    _checks.elements("n_heads", n_heads)  # the slopes' own limit, which an empty grid would not enforce
     _checks.elements("n_heads and length", n_heads, length, length)  # before the slopes, which may be many
+    if length == 0:  # an empty result needs no slopes, of which there may be 2**27 (max_bias is still checked)
+        alibi_slopes(1, max_bias=max_bias)
+        return np.zeros((n_heads, 0, 0))
     slopes = alibi_slopes(n_heads, max_bias=max_bias)
     i = np.arange(length)
     distance = (i[:, None] - i[None, :]).astype(np.float64)

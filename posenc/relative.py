@@ -493,7 +493,11 @@ def alibi_symmetric_bias(
     n_heads = _checks.integer("n_heads", n_heads, minimum=1, maximum=None)  # bounded by the element check
     queries = _checks.position_ids(query_ids, "query_ids")
     keys = _checks.position_ids(key_ids, "key_ids")
+    _checks.elements("n_heads", n_heads)  # the slopes' own limit, which an empty grid would not enforce
     _checks.elements("n_heads, query_ids and key_ids", n_heads, queries.size, keys.size)  # before the slopes
+    if queries.size * keys.size == 0:  # an empty grid needs no slopes (max_bias is still checked)
+        alibi_slopes(1, max_bias=max_bias)
+        return np.zeros((n_heads, queries.size, keys.size))
     slopes = alibi_slopes(n_heads, max_bias=max_bias)
     distance = np.abs(_grid(queries, keys, slopes.size)).astype(np.float64)
     return -slopes[:, None, None] * distance

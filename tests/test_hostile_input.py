@@ -722,3 +722,24 @@ def test_cope_interpolates_the_same_rows_whatever_the_table_length(n, d, rows, s
     weight = p - low
     expected = np.einsum("id,ijd->ij", q, weight[..., None] * table[high] + (1 - weight[..., None]) * table[low])
     np.testing.assert_allclose(logits, expected, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------
+# Found by driving two or three hostile arguments at once
+
+
+def test_an_empty_alibi_grid_builds_no_slopes_but_still_bounds_n_heads():
+    peak, seconds, bias = _peak_and_seconds(lambda: posenc.alibi_bias(2**24, 0))
+    assert bias.shape == (2**24, 0, 0) and peak < 2**20
+    peak, seconds, bias = _peak_and_seconds(lambda: posenc.alibi_symmetric_bias(2**24, [], [1, 2]))
+    assert bias.shape == (2**24, 0, 2) and peak < 2**20
+    for call in (lambda: posenc.alibi_bias(2**1100, 0), lambda: posenc.alibi_symmetric_bias(2**1100, [], [])):
+        with pytest.raises(ValueError, match="n_heads: the array would have an integer of 332 digits elements"):
+            call()
+    with pytest.raises(ValueError, match="max_bias must be > 0"):
+        posenc.alibi_bias(2, 0, max_bias=-1.0)
+
+
+def test_a_wavelength_beyond_float64_is_refused():
+    with pytest.raises(ValueError, match="base and width must be small enough that the result is finite"):
+        posenc.wavelengths(65536, base=1e308)

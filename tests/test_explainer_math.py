@@ -5,9 +5,10 @@ controls of /explainer/ offer; each number must agree with ``posenc`` to 1e-12 a
 must read as Python formats it. No browser is needed (Node is a build prerequisite);
 ``tests/test_explainer.py`` checks the page itself in Chromium and imports the reference below.
 
-The controls' ranges and starting values are read from the page's markup (``docs/explainer.md``)
-and the demo data (embeddings, RoPE content, widths) from posenc/explainer_demo.json, which the
-module, the page and the figures all read: each has one source.
+The controls' ranges and starting values are read from the page's panels (``docs/explainer.md``
+names them, ``docs/panels/NAME.html`` holds each one's markup) and the demo data (embeddings,
+RoPE content, widths) from posenc/explainer_demo.json, which the module, the page and the
+figures all read: each has one source.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import functools
 import html.parser
 import json
 import pathlib
+import re
 import runpy
 import shutil
 import subprocess
@@ -47,10 +49,16 @@ STARTING_READOUTS = {
 # The two sources: the page's controls (markup) and the module (through Node)
 
 
+def panels_markup(page: pathlib.Path) -> str:
+    """The markup of the panels ``page`` shows ({{ panel: NAME }}), from their templates, in page order."""
+    names = re.findall(r"\{\{ panel: ([a-z-]+) \}\}", page.read_text(encoding="utf-8"))
+    return "\n".join((ROOT / "docs" / "panels" / f"{name}.html").read_text(encoding="utf-8") for name in names)
+
+
 class _Controls(html.parser.HTMLParser):
     """Collects the controls of every element carrying ``root`` (an attribute), in page order."""
 
-    def __init__(self, root: str = "data-step") -> None:
+    def __init__(self, root: str = "data-panel") -> None:
         super().__init__()
         self.steps: dict[str, dict] = {}
         self._step: str | None = None
@@ -77,7 +85,7 @@ class _Controls(html.parser.HTMLParser):
 def controls() -> dict[str, dict]:
     """step -> {"sliders": {param: (min, max, step, start)}, "choices": {param: [values]}, "initial": {...}}."""
     parser = _Controls()
-    parser.feed(PAGE.read_text())
+    parser.feed(panels_markup(PAGE))
     return parser.steps
 
 

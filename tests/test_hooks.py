@@ -16,9 +16,10 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
-from site_build import derivation_pages, figures, first_paint, katex, notebooks, paths, peer_tests
+from site_build import derivation_pages, figures, first_paint, katex, last_change, notebooks, paths, peer_tests
 from site_build.state import BUILD
 
+import posenc
 from posenc.figure_files import FIGURE_DIR
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -523,3 +524,45 @@ def test_the_first_paint_marker_closes_a_short_article_and_leaves_other_pages_al
     assert first_paint.mark_first_screen(sitemap) == sitemap
     with pytest.raises(PluginError, match="404.html: the page's article is never closed"):
         first_paint_hook.on_post_template(f"{first_paint.ARTICLE_OPENING}<p>a</p>", "404.html", None)
+
+
+def test_a_panel_marker_writes_its_template_with_the_starting_numbers_computed():
+    html = expand("Before.\n\n{{ panel: long-context }}\n\nAfter.\n", "long-context.md")
+    assert html.startswith('Before.\n\n<div class="posenc-widget posenc-widget--scripted" id="panel" '
+                           'data-panel="long-context"') and html.endswith("</div>\n\nAfter.\n")
+    assert "{{" not in html
+    critical = format(posenc.critical_dimension(128, 4096), ".2f")
+    assert f'<dd data-readout="critical">{critical}</dd>' in html
+
+
+def test_an_unknown_panel_stops_the_build_naming_the_page_and_the_panel():
+    with pytest.raises(PluginError, match=r"^explainer\.md: unknown panel 'no-such-panel' \(panels: bands, "):
+        expand("{{ panel: no-such-panel }}", "explainer.md")
+    with pytest.raises(PluginError, match=r"^explainer\.md: unknown panel '\.\./index'"):
+        expand("{{ panel: ../index }}", "explainer.md")
+
+
+@pytest.mark.parametrize(
+    ("template", "words"),
+    [
+        ('<div class="posenc-widget" data-panel="other">\n</div>\n', 'must start with <div ... data-panel="probe">'),
+        ('<div data-panel="probe">\n\n</div>\n', "has a blank line"),
+        ('<div data-panel="probe">\n{{ panel: probe }}\n</div>\n', "panel 'probe': its template holds another panel"),
+        ('<div data-panel="probe">\n{{ calc .2f: posenc.kernel(6, 7) }}\n</div>\n',
+         "guide.md: panel 'probe': calc marker"),
+    ],
+)
+def test_a_broken_panel_template_stops_the_build(tmp_path, monkeypatch, template, words):
+    (tmp_path / "panels").mkdir()
+    (tmp_path / "panels" / "probe.html").write_text(template)
+    monkeypatch.setattr(paths, "DOCS", tmp_path)
+    with pytest.raises(PluginError, match=re.escape(words)):
+        expand("{{ panel: probe }}")
+
+
+def test_a_page_with_panels_names_their_templates_among_its_sources():
+    assert last_change.page_sources(fake_page("long-context.md")) == (
+        "docs/long-context.md", "docs/panels/long-context.html")
+    sources = last_change.page_sources(fake_page("explainer.md"))
+    assert sources[0] == "docs/explainer.md" and sources[1:] == tuple(
+        f"docs/panels/{name}.html" for name in ("order", "heatmap", "bands", "distance", "rope", "compare"))

@@ -1,7 +1,7 @@
 """The long-context panel's arithmetic (``docs/javascripts/long-context-math.js``) against ``posenc``, in Node.
 
 One Node process evaluates the module the page loads at every setting the panel's controls
-offer (training length, scale, method, read from ``docs/long-context.md``). Every frequency,
+offer (training length, scale, method, read from its template ``docs/panels/long-context.html``). Every frequency,
 ramp weight, critical dimension and attention factor must agree with ``posenc`` to a relative
 1e-12, and every readout and table cell must read exactly as Python formats posenc's numbers.
 
@@ -21,7 +21,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from test_explainer_math import _Controls, run_node
+from test_explainer_math import _Controls, panels_markup, run_node
 
 import posenc
 
@@ -36,8 +36,8 @@ TABLE_PAIRS = (0, 8, 16, 24, 32, 40, 48, 56, 63)
 @functools.cache
 def panel() -> dict:
     """The panel's controls: sliders {param: (min, max, step, start)}, method values, starting values."""
-    parser = _Controls(root="data-panel")
-    parser.feed(PAGE.read_text())
+    parser = _Controls()
+    parser.feed(panels_markup(PAGE))
     return parser.steps["long-context"]
 
 

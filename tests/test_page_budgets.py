@@ -59,7 +59,8 @@ BUDGETS = {
     "/conventions/": Budget(elements=5_400, bytes=640_000, scripts=9),
     "/deep-dive/": Budget(elements=13_200, bytes=1_150_000, scripts=9),
     "/derivations/": Budget(elements=2_300, bytes=470_000, scripts=9),
-    "/explainer/": Budget(elements=5_000, bytes=750_000, scripts=13),
+    # 14 scripts since its steps became panels registered with the shared panel module (panels.js).
+    "/explainer/": Budget(elements=5_000, bytes=750_000, scripts=14),
     "/guide/": Budget(elements=7_900, bytes=830_000, scripts=9),
     # 6,230 after the exact account of which methods keep scores relative, LongRoPE's search and the caches.
     "/long-context/": Budget(elements=6_900, bytes=710_000, scripts=15),

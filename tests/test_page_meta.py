@@ -165,7 +165,9 @@ def _page_sources(path: str) -> list[str]:
     assert len(own) == 1, (path, own)
     # The Conventions page lists the peer comparisons, read from the peer tests themselves.
     generated_from = {"derivations": ["posenc/derivations.py"], "conventions": ["tests/peers"]}
-    return own + generated_from.get(name, [])
+    # A page's panels are written from their templates, in the order the page shows them.
+    panels = re.findall(r"\{\{ panel: ([a-z-]+) \}\}", (ROOT / own[0]).read_text(encoding="utf-8"))
+    return own + generated_from.get(name, []) + [f"docs/panels/{panel}.html" for panel in dict.fromkeys(panels)]
 
 
 def _git(*args: str) -> str:

@@ -1,13 +1,12 @@
-/* The page code of the interactive explainer (the page /explainer/): controls, readouts, drawings.
+/* The interactive explainer's six panels (the page /explainer/): their drawings and registration.
  *
- * Pages that use it name it in their front matter (`scripts:`, written into the page by
- * overrides/main.html). It does nothing on a page without elements carrying data-step. On a
- * page with them it reads the controls inside each step
- * ([data-param]), writes the readouts ([data-readout]) and draws an SVG figure.
+ * Each step is a panel (docs/javascripts/panels.js, loaded before this file, wires it): the
+ * page writes it with {{ panel: NAME }} from docs/panels/NAME.html, and this file registers
+ * NAME with its parameters, its readouts and its drawing.
  *
  * Every number it shows comes from explainer-math.js (window.posencExplainerMath), which
- * tests/test_explainer_math.py holds to posenc in Node; tests/test_explainer.py drives this
- * page in headless Chromium.
+ * tests/test_explainer_math.py holds to posenc in Node; tests/test_explainer.py and
+ * tests/test_panels.py drive the page in headless Chromium.
  *
  * No dependencies, no network.
  */
@@ -19,48 +18,7 @@
   // The arithmetic and the demo's data (explainer-math.js, loaded just before this file).
   const math = window.posencExplainerMath;
   const { WIDTHS, CONTENT, frequencies, wavelengths, sinusoidal, kernel, positionDot, ropeScore, dotMatrix, fixed } = math;
-  const SVG_NS = "http://www.w3.org/2000/svg";
-
-  // ---------------------------------------------------------------------------------------
-  // Drawing helpers (SVG; colours of ink come from Material's CSS variables in explainer.css)
-
-  function svgElement(name, attributes = {}, parent = null) {
-    const node = document.createElementNS(SVG_NS, name);
-    for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
-    if (parent) parent.appendChild(node);
-    return node;
-  }
-
-  function svgText(parent, x, y, content, attributes = {}) {
-    const node = svgElement("text", { x, y, ...attributes }, parent);
-    node.textContent = content;
-    return node;
-  }
-
-  function newCanvas(container, width, height) {
-    const svg = svgElement("svg", {
-      viewBox: `0 0 ${width} ${height}`,
-      width,
-      height,
-      class: "posenc-svg",
-      "aria-hidden": "true",
-      focusable: "false",
-    });
-    container.replaceChildren(svg);
-    return svg;
-  }
-
-  /** A colour map: `stops` evenly spaced over [low, high], interpolated in sRGB. */
-  function colourMap(stops, low, high) {
-    const rgb = stops.map((hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)));
-    return (value) => {
-      const u = Math.min(1, Math.max(0, (value - low) / (high - low))) * (rgb.length - 1);
-      const k = Math.min(rgb.length - 2, Math.floor(u));
-      const f = u - k;
-      const mix = rgb[k].map((c, index) => Math.round(c + f * (rgb[k + 1][index] - c)));
-      return `rgb(${mix.join(",")})`;
-    };
-  }
+  const { svgElement, svgText, newCanvas, colourMap, axes, polylinePoints, range } = window.posencPanels.drawing;
 
   // The figures' colour maps (matplotlib's RdBu_r and viridis, sampled at nine points).
   const diverging = colourMap(
@@ -68,40 +26,8 @@
   const sequential = colourMap(
     ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"], 0, 1);
 
-  /** A line chart's axes: maps data to the plot box and draws the frame and ticks. */
-  function axes(svg, box, xRange, yRange, { xTicks = [], yTicks = [], xLabel = "", yLabel = "" } = {}) {
-    const [x0, x1] = xRange;
-    const [y0, y1] = yRange;
-    const sx = (x) => box.left + ((x - x0) / (x1 - x0)) * box.width;
-    const sy = (y) => box.top + box.height - ((y - y0) / (y1 - y0)) * box.height;
-    const frame = svgElement("g", { class: "posenc-svg__axes" }, svg);
-    svgElement("rect", { x: box.left, y: box.top, width: box.width, height: box.height, class: "posenc-svg__frame" }, frame);
-    for (const x of xTicks) {
-      svgElement("line", { x1: sx(x), x2: sx(x), y1: box.top + box.height, y2: box.top + box.height + 4 }, frame);
-      svgText(frame, sx(x), box.top + box.height + 15, String(x), { "text-anchor": "middle" });
-    }
-    for (const y of yTicks) {
-      svgElement("line", { x1: box.left - 4, x2: box.left, y1: sy(y), y2: sy(y) }, frame);
-      svgText(frame, box.left - 7, sy(y) + 4, String(y), { "text-anchor": "end" });
-    }
-    if (xLabel) svgText(frame, box.left + box.width / 2, box.top + box.height + 31, xLabel, { "text-anchor": "middle" });
-    if (yLabel) {
-      svgText(frame, 0, 0, yLabel, {
-        "text-anchor": "middle",
-        transform: `translate(12 ${box.top + box.height / 2}) rotate(-90)`,
-      });
-    }
-    return { sx, sy };
-  }
-
-  function polylinePoints(xs, ys, sx, sy) {
-    return xs.map((x, k) => `${sx(x).toFixed(2)},${sy(ys[k]).toFixed(2)}`).join(" ");
-  }
-
-  const range = (start, stop) => Array.from({ length: stop - start }, (_, k) => start + k);
-
   // ---------------------------------------------------------------------------------------
-  // The drawing of each step: build(container, root) returns draw(params)
+  // The drawing of each step: built once in its container, it returns draw(params)
 
   const DRAWINGS = {
     order(container) {
@@ -330,96 +256,26 @@
   };
 
   // ---------------------------------------------------------------------------------------
-  // Wiring a step to its controls
+  // Registration: the controls of each step are those of its template
 
-  const wired = new WeakSet();
+  const PARAMS = { order: ["order"], heatmap: ["position", "dimension"], bands: ["dimension"],
+                   distance: ["i", "j"], rope: ["m", "n"], compare: ["m", "n"] };
 
-  function readParams(root) {
-    const params = {};
-    for (const control of root.querySelectorAll("[data-param]")) {
-      const name = control.dataset.param;
-      if (control.tagName === "INPUT") params[name] = Number(control.value);
-      else if (control.getAttribute("aria-pressed") === "true") params[name] = control.dataset.value;
-    }
-    return params;
-  }
-
-  function writeTexts(root, selector, values) {
-    for (const node of root.querySelectorAll(selector)) {
-      const key = node.getAttribute(selector.slice(1, -1));
-      // Always written, even when unchanged: one input, one write per readout.
-      if (key in values) node.textContent = values[key];
-    }
-  }
-
-  function wire(root) {
-    const name = root.dataset.step;
-    if (wired.has(root) || !math.hasStep(name)) return;
-    wired.add(root);
-    const container = root.querySelector("[data-drawing]");
-    const draw = container && DRAWINGS[name] ? DRAWINGS[name](container, root) : () => {};
-
-    function render() {
-      const params = readParams(root);
-      writeTexts(root, "[data-readout]", math.readouts(name, params));
-      writeTexts(root, "[data-text]", math.texts(name, params));
-      for (const input of root.querySelectorAll("input[data-param]")) {
-        const described = math.valueText(name, input.dataset.param, Number(input.value));
-        const shown = described === null ? input.value : described;
-        if (described !== null) input.setAttribute("aria-valuetext", shown);
-        for (const node of root.querySelectorAll(`[data-value-of="${input.dataset.param}"]`)) node.textContent = shown;
-      }
-      draw(params);
-    }
-
-    liven(root, render);
-  }
-
-  /**
-   * Make a panel's controls live: sliders and button groups (one pressed button per data-param)
-   * call render(), the controls are enabled, and the panel is drawn once and marked live.
-   */
-  function liven(root, render) {
-    root.addEventListener("input", (event) => {
-      if (event.target.matches("input[data-param]")) render();
+  for (const [name, params] of Object.entries(PARAMS)) {
+    window.posencPanels.register(name, {
+      params,
+      readouts: (values) => math.readouts(name, values),
+      texts: (values) => math.texts(name, values),
+      // Only sliders whose bare number says too little (a channel: sine or cosine, which pair).
+      valueTexts: (values) => Object.fromEntries(params
+        .map((param) => [param, math.valueText(name, param, values[param])])
+        .filter(([, text]) => text !== null)),
+      build: (root) => {
+        const container = root.querySelector("[data-drawing]");
+        return container ? DRAWINGS[name](container) : () => {};
+      },
     });
-    root.addEventListener("click", (event) => {
-      const button = event.target.closest("button[data-param]");
-      if (!button || !root.contains(button)) return;
-      for (const other of root.querySelectorAll(`button[data-param="${button.dataset.param}"]`)) {
-        other.setAttribute("aria-pressed", String(other === button));
-      }
-      render();
-    });
-    for (const control of root.querySelectorAll("[data-param]")) control.disabled = false;
-    render();
-    root.setAttribute("data-live", "");
   }
 
-  /** Wire every step of the current page; safe to call any number of times. */
-  function init() {
-    for (const root of document.querySelectorAll("[data-step]")) wire(root);
-  }
-
-  // The SVG helpers and the control wiring are shared with the long-context panel (long-context.js,
-  // loaded after this file).
-  const drawing = Object.freeze({ svgElement, svgText, newCanvas, axes, polylinePoints, liven });
-
-  /**
-   * Call init on this page and on every page Material's instant navigation brings later (its
-   * document$ emits for each). These scripts load only on the pages that name them, inside the
-   * page content: on a first load they run before Material's bundle has defined document$, so
-   * they wait for the parsed page; brought by instant navigation, they run once the page is in.
-   */
-  function onEveryPage(init) {
-    const follow = () => {
-      if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(init);
-      else init();
-    };
-    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", follow, { once: true });
-    else follow();
-  }
-
-  window.posencExplainer = Object.freeze({ init, drawing, onEveryPage });
-  onEveryPage(init);
+  window.posencExplainer = Object.freeze({ steps: Object.keys(PARAMS) });
 })();

@@ -1,12 +1,14 @@
-/* The page code of the long-context panel (the page /long-context/, element [data-panel="long-context"]).
+/* The long-context panel (the page /long-context/, written by {{ panel: long-context }}): its
+ * drawing, its table of selected pairs and its registration.
  *
- * The page names it in its front matter (`scripts:`, after explainer.js, whose drawing helpers it
- * uses, and long-context-math.js). On a page without the panel it does nothing. On the page it reads the controls ([data-param]), writes the readouts ([data-readout]), fills the
- * table of selected pairs and draws each pair's slow-down.
+ * The page names it in its front matter (`scripts:`, after panels.js, which wires it and holds
+ * the drawing helpers, and long-context-math.js). It registers the panel "long-context" with its
+ * parameters, readouts, slider texts and a build that draws each pair's slow-down and fills the
+ * table.
  *
  * Every number comes from long-context-math.js (window.posencLongContextMath), which
- * tests/test_long_context_math.py holds to posenc in Node; tests/test_long_context_panel.py
- * drives the panel in headless Chromium. The SVG helpers are the explainer's (explainer.js).
+ * tests/test_long_context_math.py holds to posenc in Node; tests/test_long_context_panel.py and
+ * tests/test_panels.py drive the panel in headless Chromium.
  * Without scripts the panel stays hidden (explainer.css) and the static figure above it stands.
  */
 (function () {
@@ -15,7 +17,7 @@
   if (window.posencLongContext) return; // a second copy of the script changes nothing
 
   const math = window.posencLongContextMath;
-  const { svgElement, svgText, newCanvas, axes, polylinePoints, liven } = window.posencExplainer.drawing;
+  const { svgElement, svgText, newCanvas, axes, polylinePoints } = window.posencPanels.drawing;
   const TABLE_COLUMNS = ["pair", "turns", "slowdown", "targetTurns"];
 
   /** Each pair's slow-down omega / omega' on a log2 axis, the critical dimension and the scale marked. */
@@ -59,18 +61,6 @@
     };
   }
 
-  const wired = new WeakSet();
-
-  function readParams(root) {
-    const params = {};
-    for (const control of root.querySelectorAll("[data-param]")) {
-      const name = control.dataset.param;
-      if (control.tagName === "INPUT") params[name] = Number(control.value);
-      else if (control.getAttribute("aria-pressed") === "true") params[name] = control.dataset.value;
-    }
-    return params;
-  }
-
   function buildTable(body) {
     const cells = math.TABLE_PAIRS.map(() => {
       const row = document.createElement("tr");
@@ -92,37 +82,21 @@
     };
   }
 
-  function wire(root) {
-    if (wired.has(root)) return;
-    wired.add(root);
-    const container = root.querySelector("[data-drawing]");
-    const draw = container ? buildDrawing(container) : () => {};
-    const body = root.querySelector("[data-table]");
-    const fill = body ? buildTable(body) : () => {};
+  window.posencPanels.register("long-context", {
+    params: ["exponent", "scale", "method"],
+    readouts: (params) => math.readouts(params),
+    valueTexts: (params) => math.valueTexts(params),
+    build: (root) => {
+      const container = root.querySelector("[data-drawing]");
+      const draw = container ? buildDrawing(container) : () => {};
+      const body = root.querySelector("[data-table]");
+      const fill = body ? buildTable(body) : () => {};
+      return (params) => {
+        fill(params);
+        draw(params);
+      };
+    },
+  });
 
-    function render() {
-      const params = readParams(root);
-      const values = math.readouts(params);
-      // Always written, even when unchanged: one input, one write per readout.
-      for (const node of root.querySelectorAll("[data-readout]")) node.textContent = values[node.dataset.readout];
-      const described = math.valueTexts(params);
-      for (const input of root.querySelectorAll("input[data-param]")) {
-        const text = described[input.dataset.param];
-        input.setAttribute("aria-valuetext", text);
-        for (const node of root.querySelectorAll(`[data-value-of="${input.dataset.param}"]`)) node.textContent = text;
-      }
-      fill(params);
-      draw(params);
-    }
-
-    liven(root, render);
-  }
-
-  /** Wire the panel of the current page, if it has one; safe to call any number of times. */
-  function init() {
-    for (const root of document.querySelectorAll('[data-panel="long-context"]')) wire(root);
-  }
-
-  window.posencLongContext = Object.freeze({ init });
-  window.posencExplainer.onEveryPage(init);
+  window.posencLongContext = Object.freeze({ panel: "long-context" });
 })();

@@ -16,6 +16,7 @@ Modules:
 ``derivation_pages`` the derivations' own pages and their index
 ``citations``        CITATION.cff, BibTeX records, the Cite page and the address to cite
 ``peer_tests``       the ``{{ peers }}`` list, read from tests/peers
+``panels``           the ``{{ panel: NAME }}`` interactive panels, written from docs/panels/NAME.html
 ``explainer_data``   the explainer's data script, generated from posenc/explainer_demo.json
 ``api_source``       the API reference's module source pages and its links to them
 ``katex``            the one KaTeX process, math rendering, font preloads and shipped fonts

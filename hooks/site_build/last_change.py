@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from mkdocs.utils import get_build_datetime
 
-from . import api_source, derivation_pages, figures, paths, peer_tests
+from . import api_source, derivation_pages, figures, panels, paths, peer_tests
 
 # Why a page shows its build date instead of the date of its last change.
 HISTORY_MISSING = "the repository history that dates the last change to this page's sources ({files}) " \
@@ -60,9 +60,13 @@ def page_sources(page) -> tuple[str, ...]:
         return (own, registry)
     if src.startswith("derivations/"):
         return (registry,)  # a derivation's page, generated from the registry alone
-    if src.endswith(".md") and peer_tests.uses_peer_tests((paths.DOCS / src).read_text(encoding="utf-8")):
-        return (own, peer_tests.PEER_TESTS_SOURCE)  # the list of peer comparisons is read from the tests
-    return (own,)
+    if not src.endswith(".md"):
+        return (own,)
+    markdown = (paths.DOCS / src).read_text(encoding="utf-8")
+    # The list of peer comparisons is read from the tests; a panel's HTML from its template.
+    peers = (peer_tests.PEER_TESTS_SOURCE,) if peer_tests.uses_peer_tests(markdown) else ()
+    templates = tuple(dict.fromkeys(panels.template_source(name) for name in panels.panels_of(markdown)))
+    return (own, *peers, *templates)
 
 
 def last_changed(sources: tuple[str, ...]) -> LastChanged:

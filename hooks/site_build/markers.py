@@ -27,6 +27,9 @@ unknown marker, figure or derivation ID stops the build).
     The index of the derivations: one item per ID, anchored ``#ID``, linking to the ID's page.
 ``{{ peers }}``
     What ``make test-peers`` compares, read from ``tests/peers/test_*.py`` (see ``peer_tests``).
+``{{ panel: NAME }}``
+    The interactive panel ``NAME``, written from its template ``docs/panels/NAME.html`` with the
+    template's own markers expanded (``calc`` markers give its starting numbers). See ``panels``.
 
 Markers are not expanded inside code: fenced blocks, indented code blocks and inline code
 spans show them as written (:func:`split_code` finds them). In prose, a backslash before the
@@ -45,7 +48,7 @@ from mkdocs.exceptions import PluginError
 
 import posenc
 
-from . import citations, derivation_pages, figures, peer_tests
+from . import citations, derivation_pages, figures, panels, peer_tests
 
 # A backslash before the braces escapes a marker (see the module docstring).
 MARKER = re.compile(r"(?<!\\)\{\{\s*(?P<kind>[a-z]+)(?:\s+(?P<spec>[^:}]*?))?\s*(?::\s*(?P<arg>.*?))?\s*\}\}")
@@ -94,7 +97,19 @@ def expand_marker(kind: str, spec: str | None, arg: str, marker: str, page, conf
         return citations.release_text()
     if kind == "url":
         return f"`{citations.cited_root(config['site_url'])}{arg}`"
+    if kind == "panel":
+        # The template's markers are expanded here; a panel inside a panel is refused.
+        return MARKER.sub(lambda inner: _expand_in_panel(inner, arg, page, config), panels.panel_template(arg))
     raise PluginError(f"unknown marker {marker!r}")
+
+
+def _expand_in_panel(match: re.Match, name: str, page, config) -> str:
+    if match["kind"] == "panel":
+        raise PluginError(f"panel {name!r}: its template holds another panel, {match[0]!r}")
+    try:
+        return expand_marker(match["kind"], match["spec"], (match["arg"] or "").strip(), match[0], page, config)
+    except PluginError as error:
+        raise PluginError(f"panel {name!r}: {error}") from error
 
 
 def expand_markers(markdown: str, page, config) -> str:

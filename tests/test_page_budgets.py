@@ -51,11 +51,13 @@ BUDGETS = {
     # The docstrings' examples are highlighted code blocks (hooks/site_build/docstring_markdown.py): their
     # Pygments tokens took the page from 3,300 elements to 4,064.
     "/api/": Budget(elements=4_500, bytes=540_000, scripts=9),
-    "/api/source/encodings/": Budget(elements=1_900, bytes=450_000, scripts=9),
-    "/api/source/long_context/": Budget(elements=3_300, bytes=490_000, scripts=9),
+    # The source pages grew with the argument checks of issue 30 (hostile input): encodings 2,040
+    # elements, long_context 3,238, relative 6,403 and 551,683 bytes (its blocked gathers and stable forms).
+    "/api/source/encodings/": Budget(elements=2_250, bytes=450_000, scripts=9),
+    "/api/source/long_context/": Budget(elements=3_600, bytes=490_000, scripts=9),
     "/api/source/plotting/": Budget(elements=5_500, bytes=560_000, scripts=9),
     "/api/source/registry/": Budget(elements=1_500, bytes=430_000, scripts=9),
-    "/api/source/relative/": Budget(elements=4_700, bytes=530_000, scripts=9),
+    "/api/source/relative/": Budget(elements=7_100, bytes=610_000, scripts=9),
     "/conventions/": Budget(elements=5_400, bytes=640_000, scripts=9),
     "/deep-dive/": Budget(elements=13_200, bytes=1_150_000, scripts=9),
     "/derivations/": Budget(elements=2_300, bytes=470_000, scripts=9),

@@ -19,11 +19,11 @@ PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 
-# Defined once, in posenc/figure_files.py. sed reads it there in about a millisecond (starting
+# Defined once, in posenc/site/figure_files.py. sed reads it there in about a millisecond (starting
 # Python to import posenc takes a hundred times longer, on every make); a test holds make's
 # reading to Python's.
-FIGURE_DIR := $(shell sed -n 's/^FIGURE_DIR = "\(.*\)"$$/\1/p' posenc/figure_files.py)
-$(if $(FIGURE_DIR),,$(error posenc/figure_files.py defines no FIGURE_DIR = "..." line for make to read))
+FIGURE_DIR := $(shell sed -n 's/^FIGURE_DIR = "\(.*\)"$$/\1/p' posenc/site/figure_files.py)
+$(if $(FIGURE_DIR),,$(error posenc/site/figure_files.py defines no FIGURE_DIR = "..." line for make to read))
 FIGURE_SCRIPTS := $(sort $(wildcard figures_src/*.py))
 FIGURES := $(patsubst figures_src/%.py,$(FIGURE_DIR)/%.svg,$(filter figures_src/%.py,$(FIGURE_SCRIPTS)))
 FIGURE_STAMP := build/figures.stamp
@@ -31,22 +31,23 @@ FIGURE_STAMP := build/figures.stamp
 FIGURE_ERRORS := build/figure-errors.json
 # Seconds a figure script may run before it is stopped and named.
 FIGURE_TIMEOUT ?= 120
-LIBRARY := $(sort $(wildcard posenc/*.py))
+# The package and its subpackages (posenc/site/ holds the site's machinery).
+LIBRARY := $(sort $(shell find posenc -name '*.py' -not -path '*/__pycache__/*'))
 # What a figure script can see of posenc: the library, the plotting helper with its style and the
 # explainer's demo data (the derivation registry is not drawn from, so editing a proof re-renders nothing).
-FIGURE_INPUTS := $(filter-out posenc/registry.py posenc/derivations.py posenc/verify.py,$(LIBRARY)) \
-                 posenc/posenc.mplstyle posenc/explainer_demo.json
+FIGURE_INPUTS := $(filter-out posenc/site/registry.py posenc/site/derivations% posenc/site/verify.py,$(LIBRARY)) \
+                 posenc/site/posenc.mplstyle posenc/site/explainer_demo.json
 VERIFY_REPORT := build/verify.json
 SITE_DIR := site
 SITE_STAMP := build/site.stamp
 # The Conventions page lists what these compare ({{ peers }}, hooks/site_build/peer_tests.py).
 PEER_TESTS := $(sort $(wildcard tests/peers/test_*.py))
-SITE_INPUTS = mkdocs.yml $(LIBRARY) posenc/explainer_demo.json $(PEER_TESTS) $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
+SITE_INPUTS = mkdocs.yml $(LIBRARY) posenc/site/explainer_demo.json $(PEER_TESTS) $(shell find docs hooks overrides -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*')
 
 # The file lists: each name is the command that prints one set of input files.
 LISTS := build/lists
 list_figure-scripts := find figures_src -maxdepth 1 -name '*.py'
-list_library := find posenc -maxdepth 1 -type f -not -name '.*'
+list_library := find posenc -type f -not -name '.*' -not -path '*/__pycache__/*'
 list_pages := find mkdocs.yml docs hooks overrides $(PEER_TESTS) -type f -not -path '$(FIGURE_DIR)/*' -not -path '*/__pycache__/*' -not -name '.*'
 # Each page says when its sources last changed in git (hooks/site_build/page_meta.py): a commit, or a source
 # that becomes dirty or clean again, changes that line, so the site is rebuilt. Empty without git.
@@ -101,7 +102,7 @@ if_missing = $(if $(filter-out $(wildcard $(1)),$(1)),FORCE)
 # takes the time the recipe started, so a script edited during a render is rendered again.
 $(FIGURE_STAMP): $(FIGURE_SCRIPTS) $(FIGURE_INPUTS) $(LISTS)/figure-scripts $(LISTS)/library $(VENV_STAMP) $(call if_missing,$(FIGURES))
 	@mkdir -p $(@D) && touch $@.start
-	@shopt -s nullglob; $(PY) -m posenc.render --update --out $(FIGURE_DIR) --scratch build/render \
+	@shopt -s nullglob; $(PY) -m posenc.site.render --update --out $(FIGURE_DIR) --scratch build/render \
 	  --errors $(FIGURE_ERRORS) --timeout $(FIGURE_TIMEOUT) --depends $(FIGURE_INPUTS) $(VENV_STAMP) -- figures_src/*.py
 	@mv $@.start $@
 
@@ -110,9 +111,9 @@ figures: $(FIGURE_STAMP) ## Render every stale figure (one process for the stale
 $(VERIFY_REPORT): $(LIBRARY) $(LISTS)/library $(VENV_STAMP)
 	$(call step,"proving the derivations")
 	@mkdir -p $(dir $@)
-	$(PY) -m posenc.verify --report $@
+	$(PY) -m posenc.site.verify --report $@
 
-verify: $(VERIFY_REPORT) ## Prove every derivation with SymPy (python -m posenc.verify)
+verify: $(VERIFY_REPORT) ## Prove every derivation with SymPy (python -m posenc.site.verify)
 
 # mkdocs writes into a fresh folder; site/ is replaced (two renames) only after a build that
 # succeeded, so a failed build leaves the last good site whole.

@@ -9,7 +9,7 @@ $8 \times 6$ input of the first block. The same table is added to every sequence
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two rows of three heatmaps, one row per sequence of a batch of two. In each row an 8-by-6 "

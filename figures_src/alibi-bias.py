@@ -10,7 +10,7 @@ eight (every other slope of a 16-head model).
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Top: four 8-by-8 lower-triangular heatmaps of the ALiBi bias for heads 1, 2, 4 and 8 of "

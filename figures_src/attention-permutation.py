@@ -8,8 +8,8 @@ alone cannot tell "Dog bites man" from "man bites Dog".
 
 import numpy as np
 
-from posenc import explainer_demo
-from posenc import plotting
+from posenc.site import explainer_demo
+from posenc.site import plotting
 
 ALT = (
     "Three 3-by-3 score matrices for the word orders 'Dog bites man', 'man bites Dog' and "

@@ -10,7 +10,7 @@ slow columns; the sinusoidal one varies smoothly instead of jumping.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two heatmaps with positions 0 to 15 down the rows. Left, four bit columns: bit 0 flips "

@@ -9,7 +9,7 @@ panel states its channel's wavelength $\lambda$ in positions; each width has its
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "A grid of line plots, four rows for channels 0, 6, 12 and 18 and two columns for widths "

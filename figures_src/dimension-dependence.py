@@ -9,7 +9,7 @@ toward 1.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Five rows of tick marks on a logarithmic frequency axis from 0.0001 to 1, one row per "

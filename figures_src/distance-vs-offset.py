@@ -9,7 +9,7 @@ does not grow steadily with Δ.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two panels of squared distance against offset 0 to 30, at width 8 and width 128. In each, "

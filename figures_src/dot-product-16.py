@@ -9,8 +9,8 @@ maximum, $d/2 = 8$; away from it the value dips and rises again instead of falli
 import numpy as np
 
 import posenc
-from posenc import explainer_demo
-from posenc import plotting
+from posenc.site import explainer_demo
+from posenc.site import plotting
 
 ALT = (
     "A 20-by-20 heatmap of the dot products between width-16 sinusoidal position vectors of "

@@ -8,7 +8,7 @@ curve, the kernel $K(s - t)$, so the comparison depends on the offset alone.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Left, a 50 by 50 heatmap of the dot products of the width-128 encodings of positions "

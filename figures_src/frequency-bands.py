@@ -9,8 +9,8 @@ in each panel spans one wavelength.
 import numpy as np
 
 import posenc
-from posenc import explainer_demo
-from posenc import plotting
+from posenc.site import explainer_demo
+from posenc.site import plotting
 
 ALT = (
     "Four stacked sine waves over positions 0 to 200 for channels 0, 2, 4 and 6 of the width-16 "

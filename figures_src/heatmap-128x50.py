@@ -9,7 +9,7 @@ near 1.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Heatmap of the 128-channel sinusoidal encoding, positions 0 to 49 down the rows and "

@@ -9,8 +9,8 @@ $\sin(10 / 6.31) = 1.00$, a sine at its crest.
 import numpy as np
 
 import posenc
-from posenc import explainer_demo
-from posenc import plotting
+from posenc.site import explainer_demo
+from posenc.site import plotting
 
 ALT = (
     "Heatmap of the sinusoidal encoding with width 20 for positions 0 to 49 (rows) and channels "

@@ -9,7 +9,7 @@ is the same number at every $t$.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two rows of word boxes with their position ids. Top: 'the dog chased a ball' at positions "

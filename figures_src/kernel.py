@@ -10,7 +10,7 @@ Dots mark whole-number offsets, the only ones positions can have.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Left, K(Δ) at width 8 for offsets -20 to 20: a symmetric wavy curve with its maximum 4 "

@@ -9,7 +9,7 @@ at the target length 32768 they reach angles that training never showed them.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Fraction of a full turn covered by each of the 64 pairs, against the pair index. Both curves "

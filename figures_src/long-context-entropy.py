@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Entropy in nats against window length from 64 to 131072 on a log axis. The equal-scores line is "

@@ -13,7 +13,7 @@ slows every pair but pair 0, the last one about 47-fold.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Ratio of scaled to unscaled frequency against pair index 0 to 63, on a log scale from 1 down "

@@ -9,7 +9,7 @@ stops at 11, so no id ever exceeds the ones seen within 12 positions.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two panels. Top: twelve points, text position on the horizontal axis and cache position id on "

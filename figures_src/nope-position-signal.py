@@ -8,7 +8,7 @@ position, so later layers can read the position from it (derivation nope-causal-
 
 import numpy as np
 
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Output of the head against position t from 0 to 31: dots at 1, 0.5, 0.333, 0.25 and so "

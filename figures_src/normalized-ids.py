@@ -8,7 +8,7 @@ $u = 0.5$ in the other.
 
 import numpy as np
 
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two number lines per panel, one for a 5-token and one for a 9-token sentence. Left, "

@@ -9,7 +9,7 @@ Small dots: whole positions $t = 1, \dots, 6$ of the fastest pair ($\omega = 1$)
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Left, the unit circle with horizontal axis sin θ and vertical axis cos θ; the phase-0 "

@@ -9,7 +9,7 @@ only the first sine channel the score becomes $\sin(t) \sin(s)$, which is 0 at (
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two 8 by 8 heatmaps of the score between query position t (rows) and key position s "

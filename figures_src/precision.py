@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Log-log plot of absolute error against position id from 1 to about 2.1 billion, one curve "

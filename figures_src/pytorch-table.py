@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "An 8-by-6 annotated heatmap of the sinusoidal encoding, positions 0 to 7 by channels 0 to 5. "

@@ -11,7 +11,7 @@ DeBERTa clamps the index into its table afterwards. The dotted lines mark each m
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two step plots. Left: T5 bucket against relative position j - i from -300 to 300; keys "

@@ -12,7 +12,7 @@ position 12). A model without position encoding (NoPE) adds nothing: a panel of 
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Six 16-by-16 heatmaps over query position i (rows) and key position j (columns). Top: "

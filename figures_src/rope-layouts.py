@@ -11,7 +11,7 @@ row of $W_Q$ and $W_K$, which is what `posenc.rope_permutation(8)` lists.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two rows of eight numbered channel boxes joined by crossing lines. In the top row, the "

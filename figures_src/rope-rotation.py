@@ -9,8 +9,8 @@ depends on $3 - 7 = -4$ alone; the four contributions add up to the score 1.18.
 import numpy as np
 
 import posenc
-from posenc import explainer_demo
-from posenc import plotting
+from posenc.site import explainer_demo
+from posenc.site import plotting
 
 ALT = (
     "Four small planes, one per channel pair of a width-8 RoPE. In each, the content vector "

@@ -12,7 +12,7 @@ times within the original length, divides those that turn less than once and ble
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two panels sharing the pair index 0 to 63. Top: inverse frequency from 1 down to about 1e-4 "

@@ -10,7 +10,7 @@ the slower the pair, the closer its block is to the identity.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Left, the unit circle with the vectors v(0) = (0, 1), v(1) = (0.84, 0.54) and "

@@ -8,7 +8,7 @@ the eight values it meets, read top to bottom, are the vector $P(10)$ shown on t
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Four stacked panels, one per channel pair of the width-8 encoding, each with a sine and a "

@@ -9,8 +9,8 @@ together; at distance 6 (n = 8) they read 3.78 and 1.97.
 import numpy as np
 
 import posenc
-from posenc import explainer_demo
-from posenc import plotting
+from posenc.site import explainer_demo
+from posenc.site import plotting
 
 ALT = (
     "Line chart over key positions n from 0 to 40 of the similarity to position 2 at width 8: "

@@ -8,7 +8,7 @@ at position 2 the fast pair has turned most, the slowest pair hardly at all.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two bar charts of the eight channels of the width-8 sinusoidal encoding. "

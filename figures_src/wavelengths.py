@@ -9,7 +9,7 @@ finely.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Log-scale plot of wavelength in positions against the relative pair index 2r/d for "

@@ -10,7 +10,7 @@ at the same size in both panels.
 import numpy as np
 
 import posenc
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = (
     "Two heatmaps of the sinusoidal encoding of positions 0 to 99, rows = positions, coloured "

@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT / "hooks"))
 from site_build import citations, derivation_pages  # noqa: E402
 from site_build.citations import ARTICLE_SECTIONS  # noqa: E402 - the nav sections whose pages are articles
 
-from posenc.registry import REGISTRY  # noqa: E402
+from posenc.site.registry import REGISTRY  # noqa: E402
 
 # After the articles, the back matter.
 BACK_MATTER = ("references.md",)

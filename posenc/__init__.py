@@ -7,8 +7,8 @@ symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`, and the pieces o
 long-context methods (critical dimension, YaRN's ramp and attention factor, LongRoPE, xPos,
 re-rotating cached keys, attention entropy) in :mod:`posenc.long_context`; all are
 re-exported here. The SymPy
-derivation registry is :mod:`posenc.derivations` (run it with ``python -m posenc.verify``)
-and the figure helper is :mod:`posenc.plotting`; neither is imported by ``import posenc``,
+derivation registry is :mod:`posenc.site.derivations` (run it with ``python -m posenc.site.verify``)
+and the figure helper is :mod:`posenc.site.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
 """
 

@@ -20,9 +20,10 @@ cosines are computed with posenc's accurate phases (see ``posenc._precision``), 
 within 1e-15 of the exact values for position ids below 2**31, and every frequency table is
 correctly rounded.
 
-``sinusoidal_embedding``, ``apply_rope`` and ``schedule_frequencies`` are the one
-implementation of their idea in posenc: ``posenc.sinusoidal``, ``posenc.rope``,
-``posenc.frequencies`` and ``rope_frequencies`` are these at the paper's settings.
+``sinusoidal_embedding`` and ``schedule_frequencies`` are the one implementation of their idea
+in posenc: ``posenc.sinusoidal`` and ``posenc.frequencies`` are these at the paper's settings.
+``apply_rope`` and ``rope_frequencies`` are those of ``posenc.rotary``, re-exported here (as
+``posenc.rope`` is ``apply_rope`` at the paper's settings).
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ from typing import Any, Mapping
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from . import _checks, _precision
+from . import _checks, _precision, long_context
+# RoPE's rotation and its frequencies live in posenc.rotary, which long_context builds on too;
+# these names are re-exported here, where readers of other libraries' conventions look for them.
+from .rotary import DEFAULT_BASE, _rope_dim, _scaled_by, rope_frequencies
+from .rotary import apply_rope, rope_sincos, rotate_pairs  # noqa: F401 - re-exported, as said above
 
-#: The paper's frequency base, the default of every function in posenc.
-DEFAULT_BASE = 10000.0
 SCHEDULES = ("paper", "fairseq")
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
 
@@ -184,109 +187,6 @@ def rope_permutation(
     if inverse:
         one = np.argsort(one)
     return (np.arange(n_heads)[:, None] * head_dim + one[None, :]).ravel().astype(np.int64)
-
-
-def apply_rope(
-    x: ArrayLike,
-    position_ids: ArrayLike,
-    *,
-    base: float = DEFAULT_BASE,
-    inv_freq: ArrayLike | None = None,
-    layout: str = "interleaved",
-    rotary_dim: int | None = None,
-    attention_factor: float = 1.0,
-) -> np.ndarray:
-    """RoPE with partial rotation, any inverse frequencies and an attention factor.
-
-    The first ``rotary_dim`` channels of ``x`` (shape ``(..., n, d)``, default: all) are rotated,
-    paired within that slice by ``layout`` ("interleaved": GPT-J; "halves": GPT-NeoX,
-    Hugging Face LLaMA); the rest pass through unchanged. Pair r turns by
-    ``position_ids[j] * inv_freq[r]``, where ``inv_freq`` defaults to
-    ``base ** (-2 r / rotary_dim)`` (use ``rope_scaling_frequencies`` for scaled variants).
-    The rotated channels are multiplied by ``attention_factor`` (YaRN's; Hugging Face folds
-    it into cos and sin). With the defaults this is ``posenc.rope``. Float64 result. Every
-    phase ``position_ids[j] * inv_freq[r]`` must be below 2**53 radians, the range in which
-    posenc's phases are accurate (any id below 2**53 qualifies for frequencies up to 1).
-    """
-    ids = _checks.position_ids(position_ids)
-    values = _checks.vectors(x, ids)
-    rotary_dim = _checks.rotary_dim(rotary_dim, values.shape[-1], "x's last axis")
-    base = _checks.base(base)
-    layout = _checks.layout(layout)
-    attention_factor = _checks.real("attention_factor", attention_factor)
-    sin, cos = rope_sincos(ids, rotary_dim, base, inv_freq)
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below, by name
-        if attention_factor != 1.0:
-            sin, cos = sin * attention_factor, cos * attention_factor
-        rotated = rotate_pairs(values, sin, cos, rotary_dim, layout)
-    return _checks.finite("x and attention_factor", rotated)
-
-
-def rope_sincos(
-    ids: np.ndarray, rotary_dim: int, base: float, inv_freq: ArrayLike | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sines and cosines of RoPE's phases ``ids[j] * inv_freq[r]``, shape ``(n, rotary_dim // 2)``.
-
-    ``inv_freq`` defaults to ``base ** (-2r / rotary_dim)``; given, it is checked here, with the
-    phase limit. The phases are reduced exactly (``posenc._precision``). Shared by ``apply_rope``
-    and ``posenc.long_context.rerotate_keys``; ``ids``, ``rotary_dim`` and ``base`` are already checked.
-    """
-    half = rotary_dim // 2
-    if inv_freq is None:
-        turns = _precision.power_turns(base, 2, rotary_dim, half)
-    else:
-        frequencies = _checks.frequency_array(inv_freq, half)
-        _checks.phases(ids, frequencies, "inv_freq")
-        turns = _precision.value_turns(frequencies)
-    return _precision.sincos(ids, turns)
-
-
-def rotate_pairs(values: np.ndarray, sin: np.ndarray, cos: np.ndarray, rotary_dim: int, layout: str) -> np.ndarray:
-    """Rotate the pairs of the first ``rotary_dim`` channels of ``values`` by the given sines and cosines.
-
-    ``sin`` and ``cos`` have shape ``(n, rotary_dim // 2)``, one row per row of ``values``
-    (``(..., n, d)``); the other channels pass through. The one rotation of posenc, shared by
-    ``apply_rope`` and ``posenc.long_context.rerotate_keys``. Arguments are already checked.
-    """
-    half = rotary_dim // 2
-    values = values.astype(np.result_type(values.dtype, np.float64))
-    out = values.copy()
-    rotated = values[..., :rotary_dim]
-    if layout == "interleaved":
-        first, second = rotated[..., 0::2], rotated[..., 1::2]
-        out[..., 0:rotary_dim:2] = first * cos - second * sin
-        out[..., 1:rotary_dim:2] = first * sin + second * cos
-    else:
-        first, second = rotated[..., :half], rotated[..., half:]
-        out[..., :half] = first * cos - second * sin
-        out[..., half:rotary_dim] = first * sin + second * cos
-    return out
-
-
-def _rope_dim(dim: Any) -> int:
-    return _checks.width(dim, name="dim")
-
-
-def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Unscaled RoPE inverse frequencies ``base ** (-2 r / dim)``, r < dim/2, correctly rounded.
-
-    ``dim`` is the rotated width (``rotary_dim``; the head width when all channels rotate).
-    """
-    return schedule_frequencies(_rope_dim(dim), base=base)
-
-
-def _scaled_by(factor: Any, compute: Any, name: str = "factor") -> np.ndarray:
-    """``compute()``'s frequencies, refused when dividing by ``factor`` (the argument ``name``) overflowed float64.
-
-    A factor below about ``1e-308`` turns ``omega / factor`` into infinity; that is an error
-    naming the argument, not a table of ``inf``.
-    """
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        frequencies = compute()
-    if not np.all(np.isfinite(frequencies)):
-        got = f", got {factor!r}" if isinstance(factor, float) else ""  # a per-pair array is named, not printed
-        raise ValueError(f"{name} must be large enough that every frequency divided by it is finite in float64{got}")
-    return frequencies
 
 
 def linear_scaled_frequencies(dim: int, *, base: float = DEFAULT_BASE, factor: float) -> np.ndarray:
@@ -560,7 +460,3 @@ def t5_relative_position_bucket(
     result += np.where(distance < max_exact, distance, large)
     return int(result) if result.ndim == 0 else result
 
-
-# Imported last: posenc.long_context builds on this module (rope_frequencies, rotate_pairs) and
-# yarn_frequencies above is built from its YaRN pieces; by now every name it needs here exists.
-from . import long_context  # noqa: E402 - imported last, as said above

@@ -1,6 +1,6 @@
 """Positional encodings in NumPy: sinusoidal, its shift operator and kernel, RoPE and ALiBi.
 
-Conventions (see the site's deep dive and the derivation registry, ``posenc.derivations``):
+Conventions (see the site's deep dive and the derivation registry, ``posenc.site.derivations``):
 
 * ``width`` is the model width d; pair ``r`` (0 <= r < d/2) has frequency
   ``omega_r = base ** (-2 r / d)`` (derivation ``wavelength``).
@@ -17,8 +17,8 @@ Conventions (see the site's deep dive and the derivation registry, ``posenc.deri
   of posenc (``posenc._checks``).
 
 The frequency table, the sinusoidal rows and the RoPE rotation are computed in one place each,
-``posenc.conventions`` (``schedule_frequencies``, ``sinusoidal_embedding``, ``apply_rope``),
-which covers other libraries' variants too; the functions here are those at the paper's
+``posenc.conventions`` (``schedule_frequencies``, ``sinusoidal_embedding``) and ``posenc.rotary``
+(``apply_rope``), which cover other libraries' variants too; the functions here are those at the paper's
 settings, with the paper's stricter rules on widths.
 """
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from . import _checks, _precision, conventions
+from . import _checks, _precision, conventions, rotary
 from .conventions import DEFAULT_BASE
 
 
@@ -175,13 +175,14 @@ def rope(
     r + d/2 as in GPT-NeoX. Scores of rotated queries and keys depend only on the offset:
     derivation ``rope-relative``. The cosines and sines applied are within 1e-15 of the exact
     ``cos(t omega_r)``, ``sin(t omega_r)`` for every id below 2**31 (as in ``sinusoidal``).
-    This is ``posenc.conventions.apply_rope`` with its defaults: every channel rotates. ``x``
+    This is ``posenc.rotary.apply_rope`` (also ``posenc.apply_rope``) with its defaults: every channel rotates. ``x``
     must be finite: a NaN or infinity in it is refused, not rotated into its pair's other channel.
     """
     ids = _checks.position_ids(position_ids)
     values = _checks.vectors(x, ids)
-    _checks.width(values.shape[-1], name="x's last axis")
-    return conventions.apply_rope(values, ids, base=base, layout=layout)
+    width = _checks.width(values.shape[-1], name="x's last axis")
+    # Checked once, here, in apply_rope's order (base, then layout); rotary.rotate checks nothing again.
+    return rotary.rotate(values, ids, _checks.base(base), None, width, _checks.layout(layout))
 
 
 def alibi_slopes(n_heads: int, *, max_bias: float = 8.0) -> np.ndarray:

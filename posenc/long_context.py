@@ -28,10 +28,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-# conventions imports this module at its end (yarn_frequencies is built from the YaRN pieces
-# here), once everything this module takes from it is defined.
-from . import _checks, conventions
-from .conventions import DEFAULT_BASE
+# RoPE's rotation from posenc.rotary: posenc.conventions builds yarn_frequencies from the YaRN
+# pieces here, so this module may not import conventions.
+from . import _checks, rotary
+from .rotary import DEFAULT_BASE
 
 #: xPos's default ``gamma`` (torchscale's 0.4) and ``scale_base`` (512).
 XPOS_GAMMA = 0.4
@@ -204,7 +204,7 @@ def longrope_frequencies(
     >>> inv.tolist(), round(scale, 6)
     ([1.0, 0.0025], 1.190238)
     """
-    dim = conventions._rope_dim(dim)
+    dim = rotary._rope_dim(dim)
     pairs = dim // 2
     short = _checks.pair_factors("short_factor", short_factor, pairs)
     long = _checks.pair_factors("long_factor", long_factor, pairs)
@@ -225,8 +225,8 @@ def longrope_frequencies(
     attention_factor = _checks.real("attention_factor", attention_factor)
     use_long = bool(seq_len and seq_len > original)
     chosen = long if use_long else short
-    inv_freq = conventions._scaled_by(
-        chosen, lambda: conventions.rope_frequencies(dim, base=base) / chosen,
+    inv_freq = rotary._scaled_by(
+        chosen, lambda: rotary.rope_frequencies(dim, base=base) / chosen,
         "long_factor" if use_long else "short_factor",
     )
     return inv_freq, attention_factor
@@ -290,7 +290,7 @@ def apply_xpos(
     """
     keys = _checks.boolean("keys", keys)
     ids = _checks.position_ids(position_ids)
-    rotated = conventions.apply_rope(x, ids, base=base, layout=layout)
+    rotated = rotary.apply_rope(x, ids, base=base, layout=layout)
     # A key's factor is the query's at -t: zeta ** (-t / scale_base), checked for overflow alike.
     scales = xpos_scales(-ids if keys else ids, rotated.shape[-1], scale_base=scale_base, gamma=gamma)
     per_channel = np.repeat(scales, 2, axis=-1) if layout == "interleaved" else np.concatenate([scales, scales], -1)
@@ -328,9 +328,9 @@ def rerotate_keys(
     rotary_dim = _checks.rotary_dim(rotary_dim, values.shape[-1], "keys' last axis")
     base = _checks.base(base)
     layout = _checks.layout(layout)
-    sin, cos = conventions.rope_sincos(moves, rotary_dim, base, inv_freq)
+    sin, cos = rotary.rope_sincos(moves, rotary_dim, base, inv_freq)
     with np.errstate(over="ignore", invalid="ignore"):
-        return _checks.finite("keys", conventions.rotate_pairs(values, sin, cos, rotary_dim, layout))
+        return _checks.finite("keys", rotary.rotate_pairs(values, sin, cos, rotary_dim, layout))
 
 
 def streaming_cache(length: int, *, sinks: int, window: int) -> tuple[np.ndarray, np.ndarray]:

@@ -168,7 +168,7 @@ def _rendered_docstrings(page: str) -> dict[str, str]:
     """{dotted path: docstring as written} of each object the API page documents, and of each
     module it documents (shown without a heading), read by griffe without the site's extension."""
     api = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
-    paths = re.findall(r"^::: (posenc\.\w+)$", api, re.M) + HEADING.findall(page)
+    paths = re.findall(r"^::: (posenc(?:\.\w+)+)$", api, re.M) + HEADING.findall(page)
     package = griffe.load("posenc")
     objects = {path: package[path.removeprefix("posenc.")] for path in paths}
     return {path: obj.docstring.value for path, obj in objects.items() if obj.docstring}

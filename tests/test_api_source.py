@@ -18,7 +18,12 @@ SOURCE_LINK = re.compile(r'<p class="posenc-source-link"><a href="(?P<href>[^"]+
 
 
 def _documented_modules() -> list[str]:
-    return re.findall(r"^::: (posenc\.\w+)$", (ROOT / "docs" / "api.md").read_text(encoding="utf-8"), re.M)
+    return re.findall(r"^::: (posenc(?:\.\w+)+)$", (ROOT / "docs" / "api.md").read_text(encoding="utf-8"), re.M)
+
+
+def _module_of(path: str) -> str:
+    """The documented module an object's dotted path is in (posenc.encodings, posenc.site.plotting)."""
+    return max((name for name in _documented_modules() if path == name or path.startswith(name + ".")), key=len)
 
 
 def _listing_lines(page: str) -> dict[int, str]:
@@ -32,9 +37,9 @@ def _listing_lines(page: str) -> dict[int, str]:
 
 def _definition(path: str) -> tuple[str, int, int]:
     """(file, first line, last line) of the object with dotted path ``path``, from inspect."""
-    module_name = ".".join(path.split(".")[:2])
+    module_name = _module_of(path)
     obj = importlib.import_module(module_name)
-    for name in path.split(".")[2:]:
+    for name in path[len(module_name) + 1:].split("."):
         obj = getattr(obj, name)
     obj = inspect.unwrap(obj.fget if isinstance(obj, property) else obj)
     lines, first = inspect.getsourcelines(obj)
@@ -52,11 +57,12 @@ def test_each_documented_module_has_a_source_page_with_its_whole_file(site_dir):
     modules = _documented_modules()
     assert {"posenc.encodings", "posenc.long_context"} <= set(modules)
     pages = sorted(path.name for path in (site_dir / "api" / "source").iterdir())
-    assert pages == sorted(name.split(".")[1] for name in modules)
+    # A page is named for the module's last part: api/source/plotting/ shows posenc/site/plotting.py.
+    assert pages == sorted(name.rsplit(".", 1)[1] for name in modules)
     for module_name in modules:
-        name = module_name.split(".")[1]
+        name = module_name.rsplit(".", 1)[1]
         page = (site_dir / "api" / "source" / name / "index.html").read_text(encoding="utf-8")
-        text = (ROOT / "posenc" / f"{name}.py").read_text(encoding="utf-8")
+        text = (ROOT / (module_name.replace(".", "/") + ".py")).read_text(encoding="utf-8")
         lines = _listing_lines(page)
         assert list(lines) == list(range(1, len(lines) + 1)), name
         assert "".join(lines.values()) == text, f"{name}: the listing is not the module's file"
@@ -74,8 +80,8 @@ def test_each_object_links_to_the_lines_of_its_definition(site_dir):
     api = site_dir / "api" / "index.html"
     page = api.read_text(encoding="utf-8")
     headings = list(HEADING.finditer(page))
-    documented = {module_name.split(".")[1] for module_name in _documented_modules()}
-    assert {heading[2].split(".")[1] for heading in headings} == documented, "a module without objects"
+    documented = set(_documented_modules())
+    assert {_module_of(heading[2]) for heading in headings} == documented, "a module without objects"
     assert len(SOURCE_LINK.findall(page)) == len(headings), "links that follow no object's heading"
     listings: dict[pathlib.Path, dict[int, str]] = {}
     for heading in headings:
@@ -87,7 +93,7 @@ def test_each_object_links_to_the_lines_of_its_definition(site_dir):
         target, anchor = link["href"].split("#")
         assert anchor == f"line-0-{first}", path
         target_page = (api.parent / target / "index.html").resolve()
-        assert target_page == site_dir / "api" / "source" / path.split(".")[1] / "index.html", path
+        assert target_page == site_dir / "api" / "source" / _module_of(path).rsplit(".", 1)[1] / "index.html", path
         if target_page not in listings:
             listings[target_page] = _listing_lines(target_page.read_text(encoding="utf-8"))
         shown = "".join(listings[target_page][n] for n in range(first, last + 1))

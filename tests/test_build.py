@@ -126,7 +126,7 @@ def test_figures_render_once_and_only_when_stale(project):
     assert rendered_names(edited.stdout) == ["second"]
 
     settle()
-    os.utime(project / "posenc" / "posenc.mplstyle")
+    os.utime(project / "posenc" / "site" / "posenc.mplstyle")
     restyled = make(project, "figures")
     assert rendered_names(restyled.stdout) == ["first", "second"]
 

@@ -232,8 +232,8 @@ def test_404_page_offers_search_and_the_main_pages(parsed_pages, site_dir):
 def test_each_derivation_has_its_own_page_and_an_anchored_entry_in_the_index(site_dir):
     """``derivations/ID/`` shows the statement, then every numbered proof step, then the SymPy code
     that proves it; the index's entry for the ID carries the anchor ``#ID`` and links to that page."""
-    import posenc.derivations  # noqa: F401  (registers every derivation)
-    from posenc.registry import REGISTRY
+    import posenc.site.derivations  # noqa: F401  (registers every derivation)
+    from posenc.site.registry import REGISTRY
 
     index = (site_dir / "derivations" / "index.html").read_text(encoding="utf-8")
     for entry in REGISTRY.values():

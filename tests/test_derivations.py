@@ -16,9 +16,9 @@ import sympy as sp
 from site_build import derivation_pages  # the site's build, in hooks/ (tests/conftest.py)
 
 import posenc
-import posenc.verify as verify
-from posenc import derivations
-from posenc.registry import (
+import posenc.site.verify as verify
+from posenc.site import derivations
+from posenc.site.registry import (
     GENERAL,
     ID_PATTERN,
     REGISTRY,
@@ -101,7 +101,9 @@ def fresh_verify_report() -> dict[str, dict] | None:
     added, removed or renamed changes the folder) and the venv (make's own rule for re-proving),
     else None: a stale or missing report is never taken as a proof."""
     library = ROOT / "posenc"
-    inputs = [library, ROOT / ".venv" / ".installed", *(path for path in library.iterdir() if path.is_file())]
+    folders = [library, *(path for path in library.rglob("*") if path.is_dir() and path.name != "__pycache__")]
+    inputs = [*folders, ROOT / ".venv" / ".installed",
+              *(path for folder in folders for path in folder.iterdir() if path.is_file())]
     if not VERIFY_REPORT.is_file():
         return None
     written = VERIFY_REPORT.stat().st_mtime

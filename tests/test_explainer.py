@@ -31,7 +31,7 @@ from test_explainer_math import (
     steps,
 )
 
-from posenc import explainer_demo
+from posenc.site import explainer_demo
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,7 @@ must read as Python formats it. No browser is needed (Node is a build prerequisi
 
 The controls' ranges and starting values are read from the page's panels (``docs/explainer.md``
 names them, ``docs/panels/NAME.html`` holds each one's markup) and the demo data (embeddings,
-RoPE content, widths) from posenc/explainer_demo.json, which the module, the page and the
+RoPE content, widths) from posenc/site/explainer_demo.json, which the module, the page and the
 figures all read: each has one source.
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import posenc
-from posenc import explainer_demo
+from posenc.site import explainer_demo
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODULE = ROOT / "docs" / "javascripts" / "explainer-math.js"

@@ -12,8 +12,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from posenc import plotting, render
-from posenc.figure_files import FIGURE_DIR
+from posenc.site import plotting, render
+from posenc.site.figure_files import FIGURE_DIR
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((ROOT / "figures_src").glob("*.py"))
@@ -45,7 +45,7 @@ def rendered(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path]:
 
 
 def test_make_reads_the_figure_folder_that_python_defines():
-    """The Makefile reads FIGURE_DIR from posenc/figure_files.py with sed; both readings agree."""
+    """The Makefile reads FIGURE_DIR from posenc/site/figure_files.py with sed; both readings agree."""
     assert make_variable("FIGURE_DIR") == FIGURE_DIR
 
 
@@ -62,8 +62,8 @@ def test_script_follows_the_conventions(script):
     functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     assert "main" in functions
     assert "plt.show" not in source and "os.chdir" not in source and "os.environ" not in source
-    assert "from posenc import plotting" in source and "plotting.save(" in source
-    assert len(source.splitlines()) <= 120, "a figure script stays short; move shared code to posenc.plotting"
+    assert "from posenc.site import plotting" in source and "plotting.save(" in source
+    assert len(source.splitlines()) <= 120, "a figure script stays short; move shared code to posenc.site.plotting"
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
@@ -111,7 +111,7 @@ def test_every_image_in_the_built_site_comes_from_a_script(site_dir):
         assert (ROOT / "figures_src" / f"{where.stem}.py").is_file(), f"no script draws {where}"
 
 
-# One colour per concept: scripts name concepts, posenc.plotting.colour_of gives their colours.
+# One colour per concept: scripts name concepts, posenc.site.plotting.colour_of gives their colours.
 COLOUR_KEYWORDS = {"color", "colors", "c", "facecolor", "edgecolor", "markerfacecolor", "markeredgecolor"}
 # Marks drawn on a heatmap's cells ("white") and "no fill" name no concept; black is the foreground.
 PLAIN_COLOURS = {"white", "none"}
@@ -145,7 +145,8 @@ def test_script_text_is_at_least_the_tick_size(script):
     """A hard-coded font size is never below the style's tick labels."""
     import matplotlib
 
-    smallest = matplotlib.rc_params_from_file(str(ROOT / "posenc" / "posenc.mplstyle"), use_default_template=True)
+    style = ROOT / "posenc" / "site" / "posenc.mplstyle"
+    smallest = matplotlib.rc_params_from_file(str(style), use_default_template=True)
     smallest = min(float(smallest["xtick.labelsize"]), float(smallest["ytick.labelsize"]))
     small = [(node.lineno, node.value.value) for node in ast.walk(ast.parse(script.read_text()))
              if isinstance(node, ast.keyword) and node.arg in {"fontsize", "title_fontsize", "size"}
@@ -160,7 +161,7 @@ def test_every_width_has_one_colour_in_every_figure(monkeypatch, tmp_path):
 
     import matplotlib.colors
 
-    from posenc import plotting
+    from posenc.site import plotting
 
     figures = []
     monkeypatch.setattr(plotting, "save", figures.append)  # keep the figure instead of writing it

@@ -20,7 +20,7 @@ from site_build import derivation_pages, figures, first_paint, katex, last_chang
 from site_build.state import BUILD
 
 import posenc
-from posenc.figure_files import FIGURE_DIR
+from posenc.site.figure_files import FIGURE_DIR
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HOOKS = ROOT / "hooks"
@@ -62,7 +62,7 @@ def test_ref_links_the_derivation_page_relative_to_the_page():
 
 
 def test_each_derivation_page_holds_its_statement_proof_source_and_record():
-    from posenc.registry import REGISTRY
+    from posenc.site.registry import REGISTRY
 
     ids = list(REGISTRY)
     for position, identifier in enumerate(ids):
@@ -81,7 +81,7 @@ def test_each_derivation_page_holds_its_statement_proof_source_and_record():
 
 
 def test_a_derivation_id_that_would_take_a_pages_address_stops_the_build(tmp_path, monkeypatch):
-    from posenc.registry import REGISTRY
+    from posenc.site.registry import REGISTRY
 
     (tmp_path / "derivations").mkdir()
     (tmp_path / "derivations" / "kernel.md").write_text("# A page of its own\n")
@@ -93,7 +93,7 @@ def test_a_derivation_id_that_would_take_a_pages_address_stops_the_build(tmp_pat
 
 
 def test_eq_shows_the_registry_statement():
-    from posenc.registry import REGISTRY
+    from posenc.site.registry import REGISTRY
 
     out = expand("{{ eq: distance }}")
     assert REGISTRY["distance"].statement in out
@@ -268,7 +268,7 @@ def test_calc_errors_name_the_page_and_the_marker(marker, words):
 
 
 def test_the_derivation_pages_hold_nothing_measured_at_build_time(tmp_path, monkeypatch):
-    from posenc.registry import REGISTRY
+    from posenc.site.registry import REGISTRY
 
     pages = []
     for seconds in (0.123457, 3.45):
@@ -381,7 +381,7 @@ def test_hook_names_do_not_shadow_each_other():
                 continue
             for name in names:
                 bound[name] = bound.get(name, 0) + 1
-        # `import posenc` and `import posenc.derivations` bind one module, the package.
+        # `import posenc` and `import posenc.site.derivations` bind one module, the package.
         twice = sorted(name for name, count in bound.items() if count > 1 and name != "posenc")
         assert not twice, f"{path.name} binds {twice} more than once"
 

@@ -23,7 +23,7 @@ from test_cite import RECORD, articles, citation, field, record_key
 from site_build import citations, last_change, link_previews, page_meta, paths
 from test_hooks import fake_page
 
-from posenc.registry import REGISTRY
+from posenc.site.registry import REGISTRY
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
@@ -157,14 +157,14 @@ def _page_sources(path: str) -> list[str]:
     if name.startswith("figures/"):
         return [f"figures_src/{name.removeprefix('figures/')}.py"]
     if name.startswith("derivations/"):
-        return ["posenc/derivations.py"]  # a derivation's page is generated from the registry
+        return ["posenc/site/derivations.py"]  # a derivation's page is generated from the registry
     if name.startswith("api/source/"):
         return [f"posenc/{name.removeprefix('api/source/')}.py"]
     candidates = [f"docs/{name}.md", f"docs/{name}.ipynb", f"docs/{name}/index.md"] if name else ["docs/index.md"]
     own = [candidate for candidate in candidates if (ROOT / candidate).is_file()]
     assert len(own) == 1, (path, own)
     # The Conventions page lists the peer comparisons, read from the peer tests themselves.
-    generated_from = {"derivations": ["posenc/derivations.py"], "conventions": ["tests/peers"]}
+    generated_from = {"derivations": ["posenc/site/derivations.py"], "conventions": ["tests/peers"]}
     # A page's panels are written from their templates, in the order the page shows them.
     panels = re.findall(r"\{\{ panel: ([a-z-]+) \}\}", (ROOT / own[0]).read_text(encoding="utf-8"))
     return own + generated_from.get(name, []) + [f"docs/panels/{panel}.html" for panel in dict.fromkeys(panels)]

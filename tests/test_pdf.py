@@ -155,8 +155,8 @@ def test_internal_links_land_inside_the_pdf(reader, destinations):
 def test_derivation_links_land_on_the_derivations_pages(reader, destinations):
     """Each derivation's page is printed after the Derivations index, before the References; a link
     such as {{ ref: kernel }} lands on it, and the index's anchors (#kernel) stay destinations too."""
-    import posenc.derivations  # noqa: F401  (registers every derivation)
-    from posenc.registry import REGISTRY
+    import posenc.site.derivations  # noqa: F401  (registers every derivation)
+    from posenc.site.registry import REGISTRY
 
     first, last = destinations["derivations"], destinations["references"]
     pages = [f"derivations-{identifier}" for identifier in REGISTRY]

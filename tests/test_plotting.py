@@ -1,4 +1,4 @@
-"""The figure helper (posenc.plotting) and the one-process renderer (posenc.render)."""
+"""The figure helper (posenc.site.plotting) and the one-process renderer (posenc.site.render)."""
 
 import json
 import pathlib
@@ -11,15 +11,15 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from posenc import plotting, render
-from posenc.figure_files import FigureMeta
+from posenc.site import plotting, render
+from posenc.site.figure_files import FigureMeta
 
 GOOD_SCRIPT = '''
 """A test figure of one line.
 
 The caption says what to read in it.
 """
-from posenc import plotting
+from posenc.site import plotting
 
 ALT = "One straight line rising from zero to one."
 
@@ -61,7 +61,7 @@ def test_save_names_the_figure_after_its_script_and_records_its_description(tmp_
 def test_the_figure_is_named_after_the_script_the_renderer_runs(tmp_path):
     """Even when save() is called from a module of the script's own, not from the script itself."""
     (tmp_path / "drawing_aid.py").write_text(textwrap.dedent('''
-        from posenc import plotting
+        from posenc.site import plotting
 
 
         def draw_and_save():
@@ -70,8 +70,8 @@ def test_the_figure_is_named_after_the_script_the_renderer_runs(tmp_path):
             plotting.save(fig)
     '''))
     script = write_script(tmp_path, "aided", GOOD_SCRIPT.replace(
-        "from posenc import plotting\n",
-        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport drawing_aid\nfrom posenc import plotting\n",
+        "from posenc.site import plotting\n",
+        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport drawing_aid\nfrom posenc.site import plotting\n",
     ).replace("def main():\n", "def main():\n    return drawing_aid.draw_and_save()\n"))
     assert render.render([script], tmp_path / "out") == []
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["aided.json", "aided.svg"]
@@ -81,7 +81,7 @@ def test_the_figure_is_named_after_the_script_the_renderer_runs(tmp_path):
 
 def test_save_outside_the_renderer_refuses_and_names_the_command():
     fig, ax = plotting.new_figure()
-    with pytest.raises(RuntimeError, match="python -m posenc.render figures_src/<name>.py"):
+    with pytest.raises(RuntimeError, match="python -m posenc.site.render figures_src/<name>.py"):
         plotting.save(fig)
     plotting.plt.close(fig)
 
@@ -154,8 +154,8 @@ def test_a_failing_script_keeps_the_last_good_figure_older_than_itself(tmp_path)
 
 def test_a_script_setting_rcparams_does_not_change_the_next_figure(tmp_path):
     meddler = write_script(tmp_path, "meddler", GOOD_SCRIPT.replace(
-        "from posenc import plotting",
-        "from posenc import plotting\nimport matplotlib\nmatplotlib.rcParams['axes.xmargin'] = 0.4"))
+        "from posenc.site import plotting",
+        "from posenc.site import plotting\nimport matplotlib\nmatplotlib.rcParams['axes.xmargin'] = 0.4"))
     script = write_script(tmp_path, "rising-line", GOOD_SCRIPT)
     assert render.render([script], tmp_path / "alone") == []
     assert render.render([meddler, script], tmp_path / "batch") == []
@@ -181,7 +181,7 @@ def test_sigterm_during_a_render_leaves_no_partial_files(tmp_path):
         "    class Slow(Artist):\n        def draw(self, renderer):\n            time.sleep(60)\n"
         "    fig.add_artist(Slow())\n")))
     out = tmp_path / "out"
-    process = subprocess.Popen([sys.executable, "-m", "posenc.render", "--out", str(out), str(slow)])
+    process = subprocess.Popen([sys.executable, "-m", "posenc.site.render", "--out", str(out), str(slow)])
     deadline = time.monotonic() + 60
     while not list(out.rglob("*.part")) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -154,8 +154,8 @@ def test_the_explainer_shows_each_step_once(browser, base_url):
 def test_generated_source_is_not_a_search_result(site_dir):
     """Search finds articles and derivations, not the raw source on the figure pages, the API's
     source pages and each derivation's page."""
-    import posenc.derivations  # noqa: F401  (registers every derivation)
-    from posenc.registry import REGISTRY
+    import posenc.site.derivations  # noqa: F401  (registers every derivation)
+    from posenc.site.registry import REGISTRY
 
     index = json.loads((site_dir / "search" / "search_index.json").read_text())
     locations = [entry["location"] for entry in index["docs"]]

@@ -331,7 +331,7 @@ RELATIVE_DERIVATIONS = [
 def test_relative_derivation_is_registered_general_and_proved(derivation_id):
     # tests/test_derivations.py runs every required proof once; here only that these six are
     # among them and claim general scope.
-    from posenc.registry import GENERAL, REGISTRY
+    from posenc.site.registry import GENERAL, REGISTRY
     from test_derivations import REQUIRED_IDS
 
     entry = REGISTRY[derivation_id]
@@ -340,8 +340,8 @@ def test_relative_derivation_is_registered_general_and_proved(derivation_id):
 
 
 def test_nope_check_rejects_a_signal_that_ignores_the_first_key(monkeypatch):
-    from posenc import derivations
-    from posenc.registry import REGISTRY, ProofFailure
+    from posenc.site import derivations
+    from posenc.site.registry import REGISTRY, ProofFailure
 
     # A head that skips the marker (weights only on keys 1..t) outputs zero, not mu/(t + 1).
     monkeypatch.setattr(derivations, "softmax", lambda scores: np.tril(np.ones_like(scores), -1)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
-import posenc.derivations  # noqa: F401 - registers every derivation in REGISTRY
+import posenc.site.derivations  # noqa: F401 - registers every derivation in REGISTRY
 import pytest
 from conftest import new_context
-from posenc.registry import REGISTRY
+from posenc.site.registry import REGISTRY
 
 
 pytestmark = pytest.mark.browser

@@ -8,6 +8,7 @@ installing NumPy into the fresh environment needs the package index (or pip's ca
 
 from __future__ import annotations
 
+import ast
 import doctest
 import importlib
 import json
@@ -24,15 +25,16 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 NAME, VERSION = PROJECT["name"], PROJECT["version"]
-# The files of the package: its modules, the figure style and the PEP 561 marker of its type hints.
+# The files of the package: its modules and the site's (posenc/site/), the figure style, the
+# explainer's data and the PEP 561 marker of its type hints.
 PACKAGE_FILES = sorted(
-    [f"posenc/{path.name}" for path in (ROOT / "posenc").glob("*.py")]
-    + ["posenc/posenc.mplstyle", "posenc/explainer_demo.json", "posenc/py.typed"]
+    [path.relative_to(ROOT).as_posix() for path in (ROOT / "posenc").rglob("*.py")]
+    + ["posenc/site/posenc.mplstyle", "posenc/site/explainer_demo.json", "posenc/py.typed"]
 )
 # The modules that need an optional dependency (pyproject's extras): they are left out of a
 # NumPy-only environment, and nothing else may be.
-NEEDS_EXTRA = {"posenc.plotting": "matplotlib", "posenc.render": "matplotlib",
-               "posenc.derivations": "sympy", "posenc.verify": "sympy"}
+NEEDS_EXTRA = {"posenc.site.plotting": "matplotlib", "posenc.site.render": "matplotlib",
+               "posenc.site.derivations": "sympy", "posenc.site.verify": "sympy"}
 
 # Run inside the fresh environment: import posenc, then every module of the installed package
 # with its doctests; print what happened as JSON.
@@ -42,7 +44,7 @@ import posenc
 report = {"posenc": posenc.__file__, "version": posenc.__version__, "modules": {},
           "absent": [name for name in ("matplotlib", "sympy", "mkdocs", "pytest")
                      if importlib.util.find_spec(name) is None]}
-for module in pkgutil.iter_modules(posenc.__path__, "posenc."):
+for module in pkgutil.walk_packages(posenc.__path__, "posenc."):
     try:
         imported = importlib.import_module(module.name)
     except ModuleNotFoundError as error:
@@ -126,8 +128,8 @@ def test_the_wheel_installs_and_runs_its_doctests_with_numpy_alone(dist, tmp_pat
     missing = {name: entry["missing"] for name, entry in modules.items() if "missing" in entry}
     assert missing == NEEDS_EXTRA
     tested = {name: entry for name, entry in modules.items() if "missing" not in entry}
-    assert set(tested) == {f"posenc.{pathlib.Path(path).stem}" for path in PACKAGE_FILES
-                           if path.endswith(".py") and not path.endswith("__init__.py")} - set(NEEDS_EXTRA)
+    assert set(tested) == {_module_name(path) for path in PACKAGE_FILES
+                           if path.endswith(".py") and path != "posenc/__init__.py"} - set(NEEDS_EXTRA)
     failed = {name: entry["failed"] for name, entry in tested.items() if entry["failed"]}
     assert not failed, f"doctests failed in the installed package: {failed}"
     # Every doctest of the source ran there: as many examples as the modules' docstrings hold.
@@ -138,7 +140,63 @@ def test_the_wheel_installs_and_runs_its_doctests_with_numpy_alone(dist, tmp_pat
     assert examples and readme == {"failed": 0, "attempted": examples}, readme
 
 
+def _module_name(path: str) -> str:
+    """``posenc/site/plotting.py`` -> ``posenc.site.plotting``; a package's ``__init__.py`` names the package."""
+    parts = path.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def _doctest_examples(modules) -> int:
     """How many doctest examples the repository's copy of ``modules`` holds."""
     finder = doctest.DocTestFinder()
     return sum(len(test.examples) for name in modules for test in finder.find(importlib.import_module(name)))
+
+
+def test_import_posenc_imports_the_library_alone():
+    """The site's machinery (posenc.site) and its Matplotlib and SymPy stay out of ``import posenc``."""
+    code = ("import sys, posenc; print(sorted(name for name in sys.modules if name.split('.')[0] in "
+            "{'matplotlib', 'sympy'} or name.startswith('posenc.site')))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def _imports_of(path: pathlib.Path) -> set[str]:
+    """The posenc modules that the module at ``path`` imports, anywhere in it (at its end too)."""
+    package = _module_name(path.relative_to(ROOT).as_posix())
+    if path.name != "__init__.py":
+        package = package.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            # ``from . import conventions`` imports a module; ``from .conventions import x`` its module.
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+            found.add(base)
+    return found
+
+
+def test_no_module_of_posenc_imports_another_in_a_circle():
+    modules = {_module_name(path.relative_to(ROOT).as_posix()): path for path in (ROOT / "posenc").rglob("*.py")}
+    graph = {name: {other for other in _imports_of(path) if other in modules and other != name}
+             for name, path in modules.items()}
+    # A package imports its own modules to re-export them; only edges between modules make a circle.
+    graph = {name: {other for other in edges if not other.startswith(name + ".")} for name, edges in graph.items()}
+    graph = {name: {other for other in edges if not name.startswith(other + ".")} for name, edges in graph.items()}
+
+    def circle_from(start: str, at: str, seen: tuple[str, ...]) -> tuple[str, ...] | None:
+        for other in sorted(graph[at]):
+            if other == start:
+                return (*seen, other)
+            if other not in seen:
+                found = circle_from(start, other, (*seen, other))
+                if found:
+                    return found
+        return None
+
+    circles = [circle for name in sorted(graph) if (circle := circle_from(name, name, (name,)))]
+    assert not circles, f"posenc's modules import each other in a circle: {' -> '.join(circles[0])}"

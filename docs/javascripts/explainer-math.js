@@ -10,7 +10,7 @@
  * rotates the pair (x[2r], x[2r+1]) by position * theta_r.
  *
  * The demo's data (the toy embeddings, the RoPE content and the width of each step) is written
- * once, in posenc/explainer_demo.json, which the figures beside the steps read too. Node
+ * once, in posenc/site/explainer_demo.json, which the figures beside the steps read too. Node
  * require()s that file; in a page it arrives as window.posencExplainerDemo, from the script
  * javascripts/explainer-demo.js that the site build (hooks/site_build/explainer_data.py) generates from it and
  * a page's front matter lists just before this one. The controls' ranges and starting values live in the
@@ -19,7 +19,7 @@
 (function (root, build) {
   "use strict";
   if (typeof module === "object" && module.exports) {
-    module.exports = build(require("../../posenc/explainer_demo.json"));
+    module.exports = build(require("../../posenc/site/explainer_demo.json"));
   } else if (!root.posencExplainerMath) {
     root.posencExplainerMath = build(root.posencExplainerDemo); // a second copy changes nothing
   }

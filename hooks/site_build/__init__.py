@@ -17,7 +17,7 @@ Modules:
 ``citations``        CITATION.cff, BibTeX records, the Cite page and the address to cite
 ``peer_tests``       the ``{{ peers }}`` list, read from tests/peers
 ``panels``           the ``{{ panel: NAME }}`` interactive panels, written from docs/panels/NAME.html
-``explainer_data``   the explainer's data script, generated from posenc/explainer_demo.json
+``explainer_data``   the explainer's data script, generated from posenc/site/explainer_demo.json
 ``api_source``       the API reference's module source pages and its links to them
 ``katex``            the one KaTeX process, math rendering, font preloads and shipped fonts
 ``notebooks``        notebook pages: description, download link, math, slimmed CSS

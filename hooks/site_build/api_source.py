@@ -28,7 +28,7 @@ from . import paths
 
 API_PAGE = "api.md"
 SOURCE_FOLDER = "api/source"
-DOCUMENTED_MODULE = re.compile(r"^:::[ \t]+(posenc\.\w+)[ \t]*$", re.M)
+DOCUMENTED_MODULE = re.compile(r"^:::[ \t]+(posenc(?:\.\w+)+)[ \t]*$", re.M)
 # An object's heading as mkdocstrings writes it: its id is the object's dotted path.
 OBJECT_HEADING = re.compile(
     r'<h(?P<level>[1-6]) id="(?P<path>posenc\.[\w.]+)" class="doc doc-heading".*?</h(?P=level)>', re.S
@@ -111,9 +111,11 @@ def source_page(source_file: str) -> str:
 
 def definition_lines(path: str) -> tuple[str, int, int]:
     """(module, first line, last line) of the definition of the object with dotted path ``path``."""
-    module_name = ".".join(path.split(".")[:2])  # posenc's modules are one level deep
+    # The longest documented module the path starts with (posenc.encodings, posenc.site.plotting).
+    module_name = max((name for name in documented_modules() if path == name or path.startswith(name + ".")),
+                      key=len, default=".".join(path.split(".")[:2]))
     obj = importlib.import_module(module_name)
-    for name in path.split(".")[2:]:
+    for name in path[len(module_name) + 1:].split(".") if path != module_name else ():
         obj = getattr(obj, name)
     # A property's lines are its getter's; a decorated function's (a context manager) are the wrapped one's.
     obj = inspect.unwrap(obj.fget if isinstance(obj, property) else obj)

@@ -16,8 +16,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 import posenc
-import posenc.derivations  # registers every derivation in REGISTRY
-from posenc.registry import GENERAL, REGISTRY
+import posenc.site.derivations  # registers every derivation in REGISTRY
+from posenc.site.registry import GENERAL, REGISTRY
 
 from . import citations, paths
 
@@ -55,11 +55,11 @@ def eq(identifier: str, page_src: str) -> str:
 
 
 def verify_report() -> dict:
-    """The report ``python -m posenc.verify --report`` wrote; refuse a missing or stale one."""
+    """The report ``python -m posenc.site.verify --report`` wrote; refuse a missing or stale one."""
     report_path = paths.VERIFY_REPORT
     if not report_path.is_file():
         raise PluginError("no derivation report: run `make verify` (or `make`) before building the site")
-    sources = sorted(pathlib.Path(posenc.__file__).parent.glob("*.py"))  # as the Makefile's LIBRARY
+    sources = sorted(pathlib.Path(posenc.__file__).parent.rglob("*.py"))  # as the Makefile's LIBRARY
     if any(source.stat().st_mtime > report_path.stat().st_mtime for source in sources):
         raise PluginError("the derivation report is older than posenc's sources: run `make verify`")
     report = json.loads(report_path.read_text())
@@ -119,8 +119,8 @@ def derivation_page(identifier: str, site_url: str) -> str:
         # and out of the PDF, which prints what a reader reads (hooks/site_pdf.py drops the class).
         f"## SymPy source {{ #source .{SOURCE_CLASS} data-search-exclude }}\n\n"
         f'<div class="{SOURCE_CLASS}" markdown>\n\n'
-        f"The proof that `python -m posenc.verify` runs for `{identifier}`{checked}, "
-        f"from `posenc/derivations.py`:\n\n```python\n{code}```\n\n</div>\n\n"
+        f"The proof that `python -m posenc.site.verify` runs for `{identifier}`{checked}, "
+        f"from `posenc/site/derivations.py`:\n\n```python\n{code}```\n\n</div>\n\n"
         f"## Cite this derivation {{ #cite }}\n\n```bibtex\n{citations.bibtex(entry, site_url)}\n```\n\n"
         + " · ".join(neighbours) + "\n"
     )

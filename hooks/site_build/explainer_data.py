@@ -6,16 +6,16 @@ import json
 
 from mkdocs.structure.files import File
 
-from posenc import explainer_demo
+from posenc.site import explainer_demo
 
 # Where the script is in the site; the explainer's front matter names it under ``scripts:``.
 SCRIPT_SRC = "javascripts/explainer-demo.js"
 
 
 def explainer_data_script() -> str:
-    """posenc/explainer_demo.json as a script that sets ``window.posencExplainerDemo``."""
+    """posenc/site/explainer_demo.json as a script that sets ``window.posencExplainerDemo``."""
     data = json.dumps(json.loads(explainer_demo.DATA_FILE.read_text()), separators=(",", ":"))
-    header = "// Generated from posenc/explainer_demo.json when the site is built."
+    header = "// Generated from posenc/site/explainer_demo.json when the site is built."
     return f"{header}\nwindow.posencExplainerDemo = {data};\n"
 
 

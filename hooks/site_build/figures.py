@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
-from posenc.figure_files import FigureMeta, figure_files
+from posenc.site.figure_files import FigureMeta, figure_files
 
 from . import paths
 from .state import BUILD

@@ -54,7 +54,7 @@ def page_sources(page) -> tuple[str, ...]:
     shown = api_source.source_pages().get(src) if src.startswith(api_source.SOURCE_FOLDER + "/") else None
     if shown:
         return (shown,)
-    registry = "posenc/derivations.py"  # the statements, proofs and sources of the derivation pages
+    registry = "posenc/site/derivations.py"  # the statements, proofs and sources of the derivation pages
     own = "docs/" + src
     if src == derivation_pages.INDEX_SRC:
         return (own, registry)

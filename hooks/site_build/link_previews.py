@@ -79,7 +79,7 @@ def draw_card(title: str, site_name: str) -> bytes:
 
     dpi = 100
     # No layout engine: the one axes fills the card, and the figure style's constrained layout
-    # (set when posenc.plotting has been imported) would only warn that there is no grid to lay out.
+    # (set when posenc.site.plotting has been imported) would only warn that there is no grid to lay out.
     figure = Figure(figsize=(CARD_SIZE[0] / dpi, CARD_SIZE[1] / dpi), dpi=dpi, facecolor="#283593", layout="none")
     FigureCanvasAgg(figure)
     axes = figure.add_axes((0, 0, 1, 1))

@@ -4,7 +4,7 @@ unknown marker, figure or derivation ID stops the build).
 ``{{ figure: NAME }}``
     The figure ``NAME.svg``, inline in the page (its text is page text, in the page's
     typeface and colours; its size and accessible name are in it), with the caption of its
-    ``posenc.figure_files.FigureMeta`` (``posenc.plotting.save`` wrote both), a link to the
+    ``posenc.site.figure_files.FigureMeta`` (``posenc.site.plotting.save`` wrote both), a link to the
     page of its script and a link to the SVG at full size (``docs/javascripts/figures.js``
     opens that in an enlarged view). See ``figures``.
 ``{{ ref: ID }}``

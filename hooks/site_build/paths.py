@@ -5,7 +5,7 @@ from __future__ import annotations
 import pathlib
 import posixpath
 
-from posenc.figure_files import FIGURE_DIR
+from posenc.site.figure_files import FIGURE_DIR
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -13,7 +13,7 @@ FIGURES = ROOT / FIGURE_DIR
 VERIFY_REPORT = ROOT / "build" / "verify.json"
 CITATION = ROOT / "CITATION.cff"
 PEER_TESTS = ROOT / "tests" / "peers"
-# Written by ``python -m posenc.render --update --errors``: why each failing figure script failed.
+# Written by ``python -m posenc.site.render --update --errors``: why each failing figure script failed.
 FIGURE_ERRORS = ROOT / "build" / "figure-errors.json"
 
 

@@ -6,7 +6,7 @@ apart), ``prove`` checks the statement symbolically with SymPy, and ``check`` ev
 same statement with the NumPy functions of :mod:`posenc` at random points.
 
 IDs are part of the site's public URLs (``/derivations/<id>/``): never rename or reuse one.
-Entries are declared in :mod:`posenc.derivations`; run them with ``python -m posenc.verify``.
+Entries are declared in :mod:`posenc.site.derivations`; run them with ``python -m posenc.site.verify``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Prove every registered derivation: ``python -m posenc.verify [ID ...]``.
+"""Prove every registered derivation: ``python -m posenc.site.verify [ID ...]``.
 
 Prints one line per ID with its status and time and exits with status 1 naming every
 derivation that failed or ran past its time budget.

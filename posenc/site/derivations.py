@@ -1,8 +1,8 @@
 """Every identity the site displays, proved with SymPy and cross-checked against posenc.
 
-Each entry is a proof function decorated with :func:`posenc.registry.derivation` (its
+Each entry is a proof function decorated with :func:`posenc.site.registry.derivation` (its
 stable ID, displayed statement and reader-facing steps) followed by its numeric check
-decorated with :func:`posenc.registry.numeric_check`. IDs never change: pages and readers'
+decorated with :func:`posenc.site.registry.numeric_check`. IDs never change: pages and readers'
 citations link to ``/derivations/<id>/``.
 """
 

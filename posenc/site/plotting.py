@@ -1,10 +1,10 @@
 """The figure helper shared by every script in ``figures_src/``: style, sizes, colours, save.
 
 A figure script calls :func:`new_figure`, draws, and ends with :func:`save`. Scripts are run
-by :mod:`posenc.render`, which says which script it is running (:func:`rendering`): the saved
+by :mod:`posenc.site.render`, which says which script it is running (:func:`rendering`): the saved
 figure is named after that script (``figures_src/kernel.py`` writes ``kernel.svg``), so a
 script and its figure cannot drift apart. Beside the SVG, :func:`save` writes the figure's
-``FigureMeta`` (see ``posenc.figure_files``: pixel size, title, caption, alt text), which the
+``FigureMeta`` (see ``posenc.site.figure_files``: pixel size, title, caption, alt text), which the
 site reads to give every figure its size and description.
 
 The SVG is written to be placed inside the page's HTML (see :func:`page_svg`): its text is
@@ -154,7 +154,7 @@ def save(fig: Figure) -> pathlib.Path:
     """
     if _rendering is None:
         raise RuntimeError("save() knows which figure it saves only under the renderer: "
-                           "run python -m posenc.render figures_src/<name>.py (or make)")
+                           "run python -m posenc.site.render figures_src/<name>.py (or make)")
     script = _rendering.script
     meta_path, svg_path = figure_files(script.stem, _rendering.directory)
     width, height = (round(v * PX_PER_INCH) for v in fig.get_size_inches())

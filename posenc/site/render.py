@@ -1,4 +1,4 @@
-"""Render figure scripts: ``python -m posenc.render [--update] figures_src/a.py ...``.
+"""Render figure scripts: ``python -m posenc.site.render [--update] figures_src/a.py ...``.
 
 Matplotlib is imported once, in this process; each script then runs in a child forked from
 it, so the import is paid once per build while no script can change another's figure
@@ -85,7 +85,7 @@ def _run_script(script: pathlib.Path, scratch: pathlib.Path) -> None:
     try:
         _run_as_main(script, scratch)
         if not figure_files(script.stem, scratch)[1].exists():
-            raise RuntimeError("the script ran but saved no figure (call posenc.plotting.save)")
+            raise RuntimeError("the script ran but saved no figure (call posenc.site.plotting.save)")
         status = 0
     except BaseException:  # whatever stopped the script is its failure; the parent prints it
         (scratch / _ERROR_FILE).write_text(traceback.format_exc())

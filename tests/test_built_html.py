@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urljoin, urlparse
 
 import pytest
+from site_build import first_paint
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -295,8 +296,6 @@ def test_each_math_face_keeps_every_character_the_math_draws(site_dir, parsed_pa
 
 
 FIRST_SCREEN_MARKER_ID = "posenc-first-screen-end"
-# The article rule's selector, with or without the :not(:has(...)) that exempts derivation pages.
-ALWAYS_DRAWN_RULE = re.compile(r"\.md-content__inner(?::not\(:has\([^)]*\)\))?\s*>\s*:nth-child\(n\s*\+\s*(\d+)\)")
 
 
 def test_the_first_paint_waits_for_the_blocks_always_drawn_and_no_more(parsed_pages):
@@ -304,9 +303,7 @@ def test_the_first_paint_waits_for_the_blocks_always_drawn_and_no_more(parsed_pa
     placed after the blocks posenc.css always draws (those before its content-visibility rule's
     first block), or after all of them when the article has fewer."""
     css = (ROOT / "docs" / "stylesheets" / "posenc.css").read_text(encoding="utf-8")
-    first_skipped = {int(number) for number in ALWAYS_DRAWN_RULE.findall(css)}
-    assert len(first_skipped) == 1, f"posenc.css: the always-drawn blocks should be one number, found {first_skipped}"
-    always_drawn = first_skipped.pop() - 1
+    always_drawn = first_paint.always_drawn_blocks(css)
     problems, long_pages = [], 0
     for url, page in parsed_pages.items():
         if page.article_children is None:

@@ -566,3 +566,13 @@ def test_a_page_with_panels_names_their_templates_among_its_sources():
     sources = last_change.page_sources(fake_page("explainer.md"))
     assert sources[0] == "docs/explainer.md" and sources[1:] == tuple(
         f"docs/panels/{name}.html" for name in ("order", "heatmap", "bands", "distance", "rope", "compare"))
+
+
+def test_the_always_drawn_count_is_read_from_the_stylesheet():
+    rule = ".md-content__inner:not(:has(> .x)) > :nth-child(n+{k}):not(h1) {{ content-visibility: auto }}"
+    assert first_paint.always_drawn_blocks(rule.format(k=9) + rule.format(k=9)) == 8
+    assert first_paint.always_drawn_blocks(".md-content__inner > :nth-child(n + 4) {}") == 3
+    with pytest.raises(PluginError, match="one :nth-child"):
+        first_paint.always_drawn_blocks(rule.format(k=9) + rule.format(k=7))
+    with pytest.raises(PluginError, match="none"):
+        first_paint.always_drawn_blocks("p { color: red }")

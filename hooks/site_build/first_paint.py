@@ -26,12 +26,30 @@ CSS's :nth-child does: every child element, of every kind.
 from __future__ import annotations
 
 import html.parser
+import re
 
 from mkdocs.exceptions import PluginError
 
-# The blocks posenc.css always draws: its content-visibility rule starts at child n+9 of the
-# article (a test holds the two numbers together).
-FIRST_SCREEN_BLOCKS = 8
+from . import paths
+
+# The article rule of posenc.css's content-visibility, with or without the :not(:has(...)) that
+# exempts derivation pages: it skips the children from :nth-child(n+K) on.
+ALWAYS_DRAWN_RULE = re.compile(r"\.md-content__inner(?::not\(:has\([^)]*\)\))?\s*>\s*:nth-child\(n\s*\+\s*(\d+)\)")
+
+
+def always_drawn_blocks(css: str) -> int:
+    """How many of the article's first children posenc.css always draws, read from its rule.
+
+    The stylesheet is the one place the number is written: the marker follows what it draws.
+    """
+    first_skipped = {int(number) for number in ALWAYS_DRAWN_RULE.findall(css)}
+    if len(first_skipped) != 1:
+        raise PluginError(f"posenc.css should skip the article's blocks from one :nth-child(n+K), found "
+                          f"{sorted(first_skipped) or 'none'}")
+    return first_skipped.pop() - 1
+
+
+FIRST_SCREEN_BLOCKS = always_drawn_blocks((paths.DOCS / "stylesheets" / "posenc.css").read_text(encoding="utf-8"))
 FIRST_SCREEN_MARKER = '<span id="posenc-first-screen-end" hidden></span>'
 ARTICLE_OPENING = '<article class="md-content__inner md-typeset">'
 VOID_ELEMENTS = frozenset("area base br col embed hr img input link meta source track wbr".split())

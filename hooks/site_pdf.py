@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT / "hooks"))
 from site_build import citations, derivation_pages  # noqa: E402
 from site_build.citations import ARTICLE_SECTIONS  # noqa: E402 - the nav sections whose pages are articles
 
-from posenc.site.registry import REGISTRY  # noqa: E402
+from posenc.site.derivations import ordered  # noqa: E402
 
 # After the articles, the back matter.
 BACK_MATTER = ("references.md",)
@@ -135,8 +135,8 @@ def printed_articles(config_path: pathlib.Path = ROOT / "mkdocs.yml") -> list[Ar
                 (title, src), = entry.items()
                 articles.append(article(name, title, src))
                 if src == derivation_pages.INDEX_SRC:
-                    articles += [article(name, derivation.title, derivation_pages.derivation_src(identifier), True)
-                                 for identifier, derivation in REGISTRY.items()]
+                    articles += [article(name, derivation.title, derivation_pages.derivation_src(derivation.id), True)
+                                 for derivation in ordered()]
         elif value in BACK_MATTER:
             back.append(article("", name, value))
     return articles + back

@@ -7,6 +7,7 @@ import dataclasses
 import inspect
 import json
 import pathlib
+import sys
 import textwrap
 import time
 
@@ -18,6 +19,7 @@ from site_build import derivation_pages  # the site's build, in hooks/ (tests/co
 import posenc
 import posenc.site.verify as verify
 from posenc.site import derivations
+from posenc.site.derivations import common, long_context, rope
 from posenc.site.registry import (
     GENERAL,
     ID_PATTERN,
@@ -136,29 +138,43 @@ def test_entry_has_reader_facing_parts(derivation_id: str) -> None:
     assert 2 <= len(entry.steps) <= 5
 
 
-def test_ids_are_kebab_case_unique_and_in_order() -> None:
+def test_ids_are_kebab_case_unique_and_registered() -> None:
+    # Whether they are registered, not in which order: a new proof goes beside its topic's.
     assert len(set(REQUIRED_IDS)) == len(REQUIRED_IDS)
     assert all(ID_PATTERN.match(derivation_id) for derivation_id in REGISTRY)
-    assert list(REGISTRY)[: len(REQUIRED_IDS)] == REQUIRED_IDS
+    assert set(REQUIRED_IDS) <= set(REGISTRY)
+
+
+def test_every_entry_knows_its_topic_and_the_order_is_by_topic_then_module() -> None:
+    topics = list(derivations.TOPICS)
+    assert {entry.topic for entry in REGISTRY.values()} <= set(topics)
+    for entry in REGISTRY.values():
+        assert entry.prove.__module__ == f"posenc.site.derivations.{entry.topic}", entry.id
+    order = derivations.ordered()
+    assert sorted(entry.id for entry in order) == sorted(REGISTRY)
+    assert [topics.index(entry.topic) for entry in order] == sorted(topics.index(entry.topic) for entry in order)
+    for topic in topics:  # within a topic, the order the module declares them in
+        lines = [entry.source_line for entry in order if entry.topic == topic]
+        assert lines == sorted(lines), topic
 
 
 def test_wrong_distance_is_rejected() -> None:
     width = 4
-    t, s = derivations.t, derivations.s
-    difference = derivations.position_vector(t, width) - derivations.position_vector(s, width)
-    kernel = sum(sp.cos(derivations.omega(q, width) * (t - s)) for q in range(width // 2))
-    squared = derivations.angle_sum(difference.dot(difference))
-    assert_equal(squared, derivations.angle_sum(width - 2 * kernel), "the right distance")
+    t, s = common.t, common.s
+    difference = common.position_vector(t, width) - common.position_vector(s, width)
+    kernel = sum(sp.cos(common.omega(q, width) * (t - s)) for q in range(width // 2))
+    squared = common.angle_sum(difference.dot(difference))
+    assert_equal(squared, common.angle_sum(width - 2 * kernel), "the right distance")
     with pytest.raises(ProofFailure):
-        assert_equal(squared, derivations.angle_sum(width - kernel), "d - K(t - s)")
+        assert_equal(squared, common.angle_sum(width - kernel), "d - K(t - s)")
 
 
 def test_shift_matrix_with_wrong_sign_is_rejected() -> None:
-    theta, delta = derivations.theta, derivations.delta
+    theta, delta = common.theta, common.delta
     wrong = sp.Matrix([[sp.cos(delta), -sp.sin(delta)], [sp.sin(delta), sp.cos(delta)]])
     with pytest.raises(ProofFailure):
-        rotated = derivations.angle_sum(wrong * derivations.pair(theta))
-        assert_equal(rotated, derivations.pair(theta + delta), "wrong sign")
+        rotated = common.angle_sum(wrong * common.pair(theta))
+        assert_equal(rotated, common.pair(theta + delta), "wrong sign")
 
 
 def test_alibi_ratio_with_wrong_exponent_is_rejected() -> None:
@@ -169,9 +185,9 @@ def test_alibi_ratio_with_wrong_exponent_is_rejected() -> None:
 
 
 def test_critical_dimension_with_d_in_place_of_half_d_is_rejected() -> None:
-    length, d, b = derivations.training_length, derivations.d, derivations.base
+    length, d, b = long_context.training_length, common.d, common.base
     with pytest.raises(ProofFailure):
-        assert_equal(derivations.wavelength_minus_exponential(d * sp.log(length / (2 * sp.pi)) / sp.log(b)), 0,
+        assert_equal(long_context.wavelength_minus_exponential(d * sp.log(length / (2 * sp.pi)) / sp.log(b)), 0,
                      "r_c with d for d/2")
 
 
@@ -298,7 +314,7 @@ def concrete_sizes_in_source(proof) -> list[str]:
 def concrete_sizes_at_run_time(proof, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Concrete widths the proof hands to omega and explicit matrices larger than 2x2 it compares."""
     findings = []
-    real_omega, real_assert_equal = derivations.omega, derivations.assert_equal
+    real_omega, real_assert_equal = common.omega, common.assert_equal
 
     def recording_omega(pair, width):
         if not sp.sympify(width).free_symbols:
@@ -311,10 +327,13 @@ def concrete_sizes_at_run_time(proof, monkeypatch: pytest.MonkeyPatch) -> list[s
                 findings.append(f"compares an explicit {side.shape[0]}x{side.shape[1]} matrix ({what})")
         return real_assert_equal(lhs, rhs, what)
 
+    # Patched where the proof's module and the shared helpers look the names up.
     with monkeypatch.context() as patch:
-        patch.setattr(derivations, "omega", recording_omega)
-        patch.setattr(derivations, "assert_equal", recording_assert_equal)
-        derivations.stacking_rules.cache_clear()
+        for module in (common, sys.modules[proof.__module__]):
+            for name, recording in (("omega", recording_omega), ("assert_equal", recording_assert_equal)):
+                if hasattr(module, name):
+                    patch.setattr(module, name, recording)
+        common.stacking_rules.cache_clear()
         proof()
     return findings
 
@@ -336,19 +355,19 @@ def test_scope_is_earned(derivation_id: str, monkeypatch: pytest.MonkeyPatch) ->
 
 def _fixed_width_proofs():
     """Proofs in the shapes that fixed-width proofs took, each of which must be caught."""
-    t, s, k = derivations.t, derivations.s, derivations.k
+    t, s, k = common.t, common.s, common.k
 
     def loop_over_widths():
         for width in (2, 8, 16):
-            total = sum(sp.cos(t * derivations.omega(q, width)) ** 2 for q in range(width // 2))
+            total = sum(sp.cos(t * common.omega(q, width)) ** 2 for q in range(width // 2))
             assert_equal(total, total, "at this width")
 
     def position_vectors_at_eight():
-        difference = derivations.position_vector(t, 8) - derivations.position_vector(s, 8)
+        difference = common.position_vector(t, 8) - common.position_vector(s, 8)
         assert_equal(difference.dot(difference), difference.dot(difference), "at d = 8")
 
     def shift_operator_at_four():
-        derivations.shift_operator(k, 4)
+        common.shift_operator(k, 4)
 
     def numbered_components():
         query = sp.Matrix(sp.symbols("q_0:4", real=True))
@@ -356,7 +375,7 @@ def _fixed_width_proofs():
 
     def width_through_a_variable():
         width = 6
-        derivations.omega(1, width)
+        common.omega(1, width)
 
     return [
         loop_over_widths,
@@ -373,20 +392,20 @@ def test_scope_detector_catches_fixed_width_proofs(proof, monkeypatch: pytest.Mo
 
 
 def test_scope_detector_accepts_a_loop_over_the_members_of_a_pair(monkeypatch: pytest.MonkeyPatch) -> None:
-    d, r, omega = derivations.d, derivations.r, derivations.omega
+    d, r, omega = common.d, common.r, common.omega
 
     def members_of_pair_r():
-        block = derivations.rotation(derivations.k * omega(r, d))
+        block = common.rotation(common.k * omega(r, d))
         for a in (0, 1):
-            assert_equal(block[a, a], sp.cos(derivations.k * omega(r, d)), "the diagonal of a rotation")
+            assert_equal(block[a, a], sp.cos(common.k * omega(r, d)), "the diagonal of a rotation")
 
     def members_and_a_size():
         for a in (0, 1, 2):
-            derivations.omega(a, d)
+            common.omega(a, d)
 
     def one_pair():
         for pairs in (1,):
-            derivations.omega(0, 2 * pairs)
+            common.omega(0, 2 * pairs)
 
     assert concrete_sizes(members_of_pair_r, monkeypatch) == []
     assert concrete_sizes_in_source(members_and_a_size) and concrete_sizes_in_source(one_pair)
@@ -411,29 +430,29 @@ def test_scope_must_be_general_or_name_the_sizes() -> None:
 
 
 def test_pairwise_induction_rejects_a_wrong_block() -> None:
-    t, k, d, omega = derivations.t, derivations.k, derivations.d, derivations.omega
+    t, k, d, omega = common.t, common.k, common.d, common.omega
     with pytest.raises(ProofFailure):
-        derivations.blocks_act_pairwise(
-            lambda q: derivations.rotation(k * omega(q, d)),  # RoPE's rotation shifts the pair backwards
-            lambda q: derivations.pair(t * omega(q, d)),
-            lambda q: derivations.pair((t + k) * omega(q, d)),
+        common.blocks_act_pairwise(
+            lambda q: common.rotation(k * omega(q, d)),  # RoPE's rotation shifts the pair backwards
+            lambda q: common.pair(t * omega(q, d)),
+            lambda q: common.pair((t + k) * omega(q, d)),
             "wrong block",
         )
     with pytest.raises(ProofFailure):
-        pair_term = derivations.pair(t * omega(derivations.r, d)).dot(derivations.pair(t * omega(derivations.r, d)))
-        derivations.sum_over_pairs(pair_term, sp.Integer(2), "a pair of norm 2")
+        pair_term = common.pair(t * omega(common.r, d)).dot(common.pair(t * omega(common.r, d)))
+        common.sum_over_pairs(pair_term, sp.Integer(2), "a pair of norm 2")
 
 
 def test_channel_maps_that_are_not_bijections_are_rejected() -> None:
-    d = derivations.d
-    derivations.fills_channels_once(derivations.halves_channel)
-    derivations.fills_channels_once(derivations.interleaved_channel)
+    d = common.d
+    rope.fills_channels_once(rope.halves_channel)
+    rope.fills_channels_once(rope.interleaved_channel)
     with pytest.raises(ProofFailure, match="not always in channels"):
-        derivations.fills_channels_once(lambda q, a: 2 * q + a + 1)  # the last pair's member 1 lands in channel d
+        rope.fills_channels_once(lambda q, a: 2 * q + a + 1)  # the last pair's member 1 lands in channel d
     with pytest.raises(ProofFailure, match="share a channel"):
-        derivations.fills_channels_once(lambda q, a: q + a * (d / 2 - 1))  # pair d/2 - 1 meets pair 0's member 1
+        rope.fills_channels_once(lambda q, a: q + a * (d / 2 - 1))  # pair d/2 - 1 meets pair 0's member 1
     with pytest.raises(ProofFailure, match="share a channel"):
-        derivations.fills_channels_once(lambda q, a: a)  # every pair in the same two channels
+        rope.fills_channels_once(lambda q, a: a)  # every pair in the same two channels
 
 
 # ---------------------------------------------------------------------------------------

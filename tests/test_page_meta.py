@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import inspect
 import html.parser
 import io
 import os
@@ -157,14 +158,21 @@ def _page_sources(path: str) -> list[str]:
     if name.startswith("figures/"):
         return [f"figures_src/{name.removeprefix('figures/')}.py"]
     if name.startswith("derivations/"):
-        return ["posenc/site/derivations.py"]  # a derivation's page is generated from the registry
+        # A derivation's page is generated from its entry, in the module of its topic.
+        proof = REGISTRY[name.removeprefix("derivations/")].prove
+        return [pathlib.Path(inspect.getsourcefile(proof)).resolve().relative_to(ROOT).as_posix()]
     if name.startswith("api/source/"):
-        return [f"posenc/{name.removeprefix('api/source/')}.py"]
+        # A source page is named for the last part of a module the API page documents
+        # (posenc/site/plotting.py for plotting).
+        api = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+        documented = re.findall(r"^::: (posenc(?:\.\w+)+)$", api, re.M)
+        module, = (m for m in documented if m.rsplit(".", 1)[1] == name.removeprefix("api/source/"))
+        return [module.replace(".", "/") + ".py"]
     candidates = [f"docs/{name}.md", f"docs/{name}.ipynb", f"docs/{name}/index.md"] if name else ["docs/index.md"]
     own = [candidate for candidate in candidates if (ROOT / candidate).is_file()]
     assert len(own) == 1, (path, own)
     # The Conventions page lists the peer comparisons, read from the peer tests themselves.
-    generated_from = {"derivations": ["posenc/site/derivations.py"], "conventions": ["tests/peers"]}
+    generated_from = {"derivations": ["posenc/site/derivations"], "conventions": ["tests/peers"]}
     # A page's panels are written from their templates, in the order the page shows them.
     panels = re.findall(r"\{\{ panel: ([a-z-]+) \}\}", (ROOT / own[0]).read_text(encoding="utf-8"))
     return own + generated_from.get(name, []) + [f"docs/panels/{panel}.html" for panel in dict.fromkeys(panels)]

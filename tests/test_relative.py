@@ -340,11 +340,11 @@ def test_relative_derivation_is_registered_general_and_proved(derivation_id):
 
 
 def test_nope_check_rejects_a_signal_that_ignores_the_first_key(monkeypatch):
-    from posenc.site import derivations
+    from posenc.site.derivations import relative
     from posenc.site.registry import REGISTRY, ProofFailure
 
     # A head that skips the marker (weights only on keys 1..t) outputs zero, not mu/(t + 1).
-    monkeypatch.setattr(derivations, "softmax", lambda scores: np.tril(np.ones_like(scores), -1)
+    monkeypatch.setattr(relative, "softmax", lambda scores: np.tril(np.ones_like(scores), -1)
                         / np.maximum(np.arange(scores.shape[0])[:, None], 1))
     with pytest.raises(ProofFailure):
         REGISTRY["nope-causal-signal"].check(np.random.default_rng(3))

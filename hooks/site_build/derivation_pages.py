@@ -16,7 +16,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 import posenc
-import posenc.site.derivations  # registers every derivation in REGISTRY
+from posenc.site.derivations import TOPICS, ordered  # importing it registers every derivation in REGISTRY
 from posenc.site.registry import GENERAL, REGISTRY
 
 from . import citations, paths
@@ -70,24 +70,33 @@ def verify_report() -> dict:
 
 
 def index_markdown(page_src: str) -> str:
-    """``{{ derivations }}``, the Derivations index: one item per ID, whose ID link carries the anchor
-    ``#ID`` and leads to the derivation's own page, so that ``derivations/#ID`` leads there too. A list
-    rather than a table: on a phone a table's narrow ID column broke the IDs in the middle."""
+    """``{{ derivations }}``, the Derivations index: a heading per topic, then one item per ID, whose ID
+    link carries the anchor ``#ID`` and leads to the derivation's own page, so that ``derivations/#ID``
+    leads there too. A list rather than a table: on a phone a table's narrow ID column broke the IDs in
+    the middle."""
     verify_report()  # refuses a missing, stale or failing report before the index claims "proved"
-    items = []
-    for entry in REGISTRY.values():
+    groups: dict[str, list[str]] = {}
+    for entry in ordered():
         status = f"proved {entry.scope_label}" if entry.scope == GENERAL else entry.scope_label
         page = paths.relative(page_src, derivation_src(entry.id))
-        items.append(f"- [`{entry.id}`]({page}){{ #{entry.id} }} **{entry.title}.** {entry.summary} "
-                     f"*Scope: {status}.*")
-    return '<div class="posenc-derivation-index" markdown>\n\n' + "\n".join(items) + "\n\n</div>\n"
+        groups.setdefault(entry.topic, []).append(
+            f"- [`{entry.id}`]({page}){{ #{entry.id} }} **{entry.title}.** {entry.summary} *Scope: {status}.*")
+    # Each heading's anchor is prefixed, so that it can never take an ID's anchor.
+    sections = [f"## {TOPICS[topic]} {{ #topic-{topic.replace('_', '-')} }}\n\n" + "\n".join(items)
+                for topic, items in groups.items()]
+    return '<div class="posenc-derivation-index" markdown>\n\n' + "\n\n".join(sections) + "\n\n</div>\n"
+
+
+def source_file(entry) -> str:
+    """The repository path of the module that holds ``entry``'s proof (posenc/site/derivations/<topic>.py)."""
+    return pathlib.Path(inspect.getsourcefile(entry.prove)).resolve().relative_to(paths.ROOT).as_posix()
 
 
 def derivation_page(identifier: str, site_url: str) -> str:
     """Derivation ``identifier``'s own page: statement, scope, assumptions, proof steps, the SymPy
     code that proves it and its BibTeX record; the address its BibTeX record cites."""
     entry = REGISTRY[identifier]
-    ids = list(REGISTRY)
+    ids = [other.id for other in ordered()]
     position = ids.index(identifier)
     front = yaml.safe_dump({"title": entry.title,
                             "description": f"posenc derivation {identifier}, proved by SymPy: {entry.title}."},
@@ -120,7 +129,7 @@ def derivation_page(identifier: str, site_url: str) -> str:
         f"## SymPy source {{ #source .{SOURCE_CLASS} data-search-exclude }}\n\n"
         f'<div class="{SOURCE_CLASS}" markdown>\n\n'
         f"The proof that `python -m posenc.site.verify` runs for `{identifier}`{checked}, "
-        f"from `posenc/site/derivations.py`:\n\n```python\n{code}```\n\n</div>\n\n"
+        f"from `{source_file(entry)}`:\n\n```python\n{code}```\n\n</div>\n\n"
         f"## Cite this derivation {{ #cite }}\n\n```bibtex\n{citations.bibtex(entry, site_url)}\n```\n\n"
         + " · ".join(neighbours) + "\n"
     )

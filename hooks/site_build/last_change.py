@@ -54,12 +54,13 @@ def page_sources(page) -> tuple[str, ...]:
     shown = api_source.source_pages().get(src) if src.startswith(api_source.SOURCE_FOLDER + "/") else None
     if shown:
         return (shown,)
-    registry = "posenc/site/derivations.py"  # the statements, proofs and sources of the derivation pages
+    registry = "posenc/site/derivations"  # the statements, proofs and sources of the derivation pages
     own = "docs/" + src
     if src == derivation_pages.INDEX_SRC:
         return (own, registry)
     if src.startswith("derivations/"):
-        return (registry,)  # a derivation's page, generated from the registry alone
+        # A derivation's page, generated from its entry alone, in the module of its topic.
+        return (derivation_pages.source_file(derivation_pages.derivation(src.removeprefix("derivations/")[:-3])),)
     if not src.endswith(".md"):
         return (own,)
     markdown = (paths.DOCS / src).read_text(encoding="utf-8")

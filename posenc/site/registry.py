@@ -6,7 +6,8 @@ apart), ``prove`` checks the statement symbolically with SymPy, and ``check`` ev
 same statement with the NumPy functions of :mod:`posenc` at random points.
 
 IDs are part of the site's public URLs (``/derivations/<id>/``): never rename or reuse one.
-Entries are declared in :mod:`posenc.site.derivations`; run them with ``python -m posenc.site.verify``.
+Entries are declared in :mod:`posenc.site.derivations`, one module per topic; run them with
+``python -m posenc.site.verify``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ class Derivation:
     # a loaded shared machine.
     budget_seconds: float = 10.0
     source_line: int = field(default=0, compare=False)
+    # The module the proof is in (posenc/site/derivations/<topic>.py): the Derivations index
+    # groups its entries under this, so a new proof goes beside those of its topic.
+    topic: str = field(default="", compare=False)
 
     @property
     def scope_label(self) -> str:
@@ -95,6 +99,7 @@ def derivation(
             prove=prove,
             budget_seconds=budget_seconds,
             source_line=prove.__code__.co_firstlineno,
+            topic=prove.__module__.rsplit(".", 1)[-1],
         )
         return prove
 

@@ -1,0 +1,35 @@
+"""Every identity the site displays, proved with SymPy and cross-checked against posenc.
+
+Each entry is a proof function decorated with :func:`posenc.site.registry.derivation` (its
+stable ID, displayed statement and reader-facing steps) followed by its numeric check
+decorated with :func:`posenc.site.registry.numeric_check`. IDs never change: pages and readers'
+citations link to ``/derivations/<id>/``.
+
+The proofs live in one module per topic; an entry's topic is its module's name, and the
+Derivations index lists the topics in the order of :data:`TOPICS`, each entry in its module's
+order. ``common`` holds what every topic shares (the induction over pairs among it).
+"""
+
+from importlib import import_module
+
+from ..registry import REGISTRY, Derivation
+
+#: Each topic's module and its heading on the Derivations index, in the index's order.
+TOPICS = {
+    "sinusoidal": "Sinusoidal encoding",
+    "rope": "RoPE",
+    "alibi": "ALiBi",
+    "relative": "Relative position",
+    "long_context": "Long context",
+}
+
+# Importing a topic's module registers its entries.
+for _topic in TOPICS:
+    import_module(f"{__name__}.{_topic}")
+
+
+def ordered() -> list[Derivation]:
+    """Every entry by topic (in the order of TOPICS), then in its module's order: the order of
+    the index, of the pages' Previous and Next links and of the PDF, whatever the import order."""
+    rank = {topic: at for at, topic in enumerate(TOPICS)}
+    return sorted(REGISTRY.values(), key=lambda entry: rank[entry.topic])  # stable: module order kept

@@ -146,9 +146,11 @@ pdf: $(SITE_PDF) ## Print every article and the derivations into site/posenc.pdf
 serve: figures $(VERIFY_REPORT) $(NODE_STAMP) ## Preview with live reload (re-renders edited figures)
 	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
-lint: $(VENV_STAMP) ## Check the Python with ruff (rules and line length in pyproject.toml)
+lint: $(VENV_STAMP) ## Check the Python with ruff, then type-check the library with mypy (settings in pyproject.toml)
 	$(call step,"linting with ruff")
 	$(VENV)/bin/ruff check .
+	$(call step,"type-checking the library with mypy")
+	$(VENV)/bin/mypy
 
 # Each test's time goes to TEST_REPORT (JUnit XML), where `make bench` reads the suite's slowest parts.
 TEST_REPORT := build/test-report.xml
@@ -159,7 +161,7 @@ TEST_REPORT := build/test-report.xml
 # group first, so the two schemes' groups start early instead of after the long parametrized files.
 TEST_WORKERS ?= 2
 
-# The linter runs first: it takes a second and names the line.
+# The linters run first: ruff takes a second, mypy a few (less from its cache), and both name the line.
 test: lint all ## Lint, then run every test, browser tests included
 	$(call step,"running the tests")
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --junitxml=$(TEST_REPORT)

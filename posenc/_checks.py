@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Sequence
+from typing import Any, Sequence, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 #: Largest magnitude below which every integer is exactly representable in float64.
 EXACT_INTEGER_LIMIT = 2**53
@@ -81,13 +82,13 @@ def integer(name: str, value: Any, *, minimum: int | None = None, maximum: int |
     """
     if _is_bool(value) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {_describe(value)}")
-    if maximum is not None and value > maximum:
+    number = int(value)
+    if minimum is not None and number < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {_describe(number)}")
+    if maximum is not None and number > maximum:
         why = " (2**53 - 1: exact in float64, as every integer argument must be)" if maximum == INTEGER_LIMIT else ""
-        raise ValueError(f"{name} must be <= {maximum}{why}, got {_describe(value)}")
-    return value
+        raise ValueError(f"{name} must be <= {maximum}{why}, got {_describe(number)}")
+    return number
 
 
 def _as_float(name: str, value: Any) -> float:
@@ -97,7 +98,8 @@ def _as_float(name: str, value: Any) -> float:
     try:
         return float(value)
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        # Only an integer (or a fraction) too large for float64 gets here, never zero.
+        return -math.inf if value < 0 else math.inf
 
 
 def _describe(value: Any) -> str:
@@ -160,10 +162,10 @@ def base(value: Any) -> float:
     return number
 
 
-def float_dtype(value: Any) -> np.dtype:
+def float_dtype(value: Any) -> np.dtype[np.floating[Any]]:
     """A NumPy floating dtype (float16, float32, float64, ...)."""
     try:
-        dtype = np.dtype(value)
+        dtype: np.dtype[Any] = np.dtype(value)
     except TypeError as error:
         raise TypeError(f"dtype must be a NumPy floating dtype, got {value!r}") from error
     if not np.issubdtype(dtype, np.floating):
@@ -171,14 +173,18 @@ def float_dtype(value: Any) -> np.dtype:
     return dtype
 
 
-def finite(names: str, result: Any) -> Any:
+# finite() hands back what it was given, so its callers keep their array or tuple type.
+_Result = TypeVar("_Result")
+
+
+def finite(names: str, result: _Result) -> _Result:
     """Return ``result`` if every value in it is finite; otherwise refuse the arguments that overflowed.
 
     Called on what a function computed from finite arguments: a NaN or infinity there means
     float64 overflowed (the true value is beyond it, or an intermediate was), and returning it
     would be a silent wrong answer. ``result`` may be an array, a float or a tuple of them.
     """
-    parts = result if isinstance(result, tuple) else (result,)
+    parts: tuple[Any, ...] = result if isinstance(result, tuple) else (result,)
     for part in parts:
         if not np.all(np.isfinite(part)):
             raise ValueError(
@@ -251,7 +257,7 @@ def _below_exact_limit(
         raise ValueError(f"{name} must be {rule}")
 
 
-def integer_array(name: str, value: Any, *, what: str = "integers") -> np.ndarray:
+def integer_array(name: str, value: Any, *, what: str = "integers") -> NDArray[np.int64]:
     """An array of any shape holding integers (an integer dtype; an empty list is accepted), as int64."""
     array = _real_array(name, value, what=what, rule=_WITHIN_INT64)
     if not np.issubdtype(array.dtype, np.integer):
@@ -261,7 +267,7 @@ def integer_array(name: str, value: Any, *, what: str = "integers") -> np.ndarra
     return array.astype(np.int64)
 
 
-def position_ids(value: Any, name: str = "position_ids") -> np.ndarray:
+def position_ids(value: Any, name: str = "position_ids") -> NDArray[np.int64]:
     """A one-dimensional sequence of non-negative integer position ids below 2**53 (may be empty), as int64.
 
     Integral floats are accepted.
@@ -280,7 +286,7 @@ def position_ids(value: Any, name: str = "position_ids") -> np.ndarray:
     return array.astype(np.int64)
 
 
-def offsets(value: Any, name: str = "offset") -> np.ndarray:
+def offsets(value: Any, name: str = "offset") -> NDArray[np.float64]:
     """One offset or an array of them: finite real numbers of any sign below 2**53 in magnitude, as float64.
 
     The bound is that of position ids (an offset is a difference of two of them); it also keeps
@@ -302,7 +308,7 @@ def _describe_array(value: Any) -> str:
     return text if len(text) <= 60 else f"a value of type {type(value).__name__}"
 
 
-def real_array(name: str, value: Any, *, ndim: int, what: str = "") -> np.ndarray:
+def real_array(name: str, value: Any, *, ndim: int, what: str = "") -> NDArray[np.float64]:
     """A finite real array with exactly ``ndim`` axes (``what`` names them in the error), as float64."""
     array = as_array(name, value)
     if not _is_real(array):
@@ -378,7 +384,7 @@ def optional_index(name: str, value: Any) -> int | None:
     return None if value is None else integer(name, value, minimum=0)
 
 
-def token_ids(value: Any) -> np.ndarray:
+def token_ids(value: Any) -> NDArray[np.int64]:
     """Token ids of shape (..., sequence) with at least one axis, as int64."""
     array = integer_array("input_ids", value, what="integer token ids")
     if array.ndim < 1:
@@ -390,7 +396,7 @@ def token_ids(value: Any) -> np.ndarray:
 FLOAT32_EXACT_LIMIT = 2**24
 
 
-def relative_positions(value: Any, model: str = "T5") -> np.ndarray:
+def relative_positions(value: Any, model: str = "T5") -> NDArray[np.int64]:
     """Relative positions for float32 bucketing: integers of any shape below 2**24 in magnitude, as int64.
 
     ``model`` (T5 or DeBERTa) is named in the rule, whose float32 arithmetic needs the bound.
@@ -427,13 +433,13 @@ def rotary_dim(value: Any, channels: int, channels_name: str) -> int:
                 f"{channels_name} must be even when rotary_dim is not given (channels come in pairs), got {channels}"
             )
         return channel_count(channels, channels_name)
-    value = width(value, name="rotary_dim")
-    if value > channels:
-        raise ValueError(f"rotary_dim must be <= {channels_name} ({channels}), got {value}")
-    return value
+    count = width(value, name="rotary_dim")
+    if count > channels:
+        raise ValueError(f"rotary_dim must be <= {channels_name} ({channels}), got {count}")
+    return count
 
 
-def _per_pair(name: str, value: Any, pairs: int, what: str) -> np.ndarray:
+def _per_pair(name: str, value: Any, pairs: int, what: str) -> NDArray[np.float64]:
     """A real array with one entry per rotated pair (``what`` says what an entry is), as float64."""
     array = as_array(name, value)
     if not _is_real(array):
@@ -444,7 +450,7 @@ def _per_pair(name: str, value: Any, pairs: int, what: str) -> np.ndarray:
     return array
 
 
-def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarray:
+def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> NDArray[np.float64]:
     """One finite, non-negative angular frequency per rotated pair, as float64."""
     array = _per_pair(name, value, pairs, "one per rotated pair of rotary_dim")
     if not np.all(np.isfinite(array)) or np.any(array < 0):
@@ -456,7 +462,7 @@ def frequency_array(value: Any, pairs: int, name: str = "inv_freq") -> np.ndarra
 # Arguments of posenc.long_context
 
 
-def pair_factors(name: str, value: Any, pairs: int) -> np.ndarray:
+def pair_factors(name: str, value: Any, pairs: int) -> NDArray[np.float64]:
     """One finite rescale factor > 0 per rotated pair (LongRoPE's short and long factors), as float64."""
     array = _per_pair(name, value, pairs, "one factor per rotated pair of dim")
     if not np.all(np.isfinite(array)) or np.any(array <= 0):
@@ -464,7 +470,7 @@ def pair_factors(name: str, value: Any, pairs: int) -> np.ndarray:
     return array
 
 
-def attention_scores(value: Any) -> np.ndarray:
+def attention_scores(value: Any) -> NDArray[np.float64]:
     """Attention scores with the keys on the last axis: real, finite or -inf (masked), as float64."""
     array = as_array("scores", value)
     if not _is_real(array):

@@ -32,6 +32,10 @@ import decimal
 import functools
 
 import numpy as np
+from numpy.typing import NDArray
+
+# Two float64 arrays: a value's (hi, lo) parts, or the (sin, cos) of the phases.
+_Pair = tuple[NDArray[np.float64], NDArray[np.float64]]
 
 # pi to 60 digits; 2 pi in decimal, 45-digit working precision (about 150 bits).
 _PI = decimal.Decimal("3.14159265358979323846264338327950288419716939937510582097494459")
@@ -56,7 +60,7 @@ def _double_double(value: decimal.Decimal) -> tuple[float, float]:
     return hi, float(_CONTEXT.subtract(value, decimal.Decimal(hi)))
 
 
-def _frozen(values: list[float]) -> np.ndarray:
+def _frozen(values: list[float]) -> NDArray[np.float64]:
     array = np.array(values, dtype=np.float64)
     array.flags.writeable = False
     return array
@@ -68,7 +72,7 @@ def _log_ratio(base: float, numerator_step: int, denominator: int) -> decimal.De
 
 
 @functools.lru_cache(maxsize=128)
-def power_turns(base: float, numerator_step: int, denominator: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+def power_turns(base: float, numerator_step: int, denominator: int, count: int) -> _Pair:
     """``base ** (-r * numerator_step / denominator) / (2 pi)`` for r < count, as (hi, lo).
 
     The paper's schedule is ``(base, 2, d, d // 2)``; fairseq's is ``(base, 1, h - 1, h)``
@@ -87,13 +91,13 @@ def power_turns(base: float, numerator_step: int, denominator: int, count: int) 
     return _frozen(his), _frozen(los)
 
 
-def value_turns(omega: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def value_turns(omega: NDArray[np.float64]) -> _Pair:
     """Float64 angular frequencies (taken as exact) in turns, ``omega / (2 pi)``, as (hi, lo)."""
     return _value_turns(np.ascontiguousarray(omega, dtype=np.float64).ravel().tobytes())
 
 
 @functools.lru_cache(maxsize=128)
-def _value_turns(packed: bytes) -> tuple[np.ndarray, np.ndarray]:
+def _value_turns(packed: bytes) -> _Pair:
     his, los = [], []
     for value in np.frombuffer(packed, dtype=np.float64).tolist():
         hi, lo = _double_double(_CONTEXT.divide(decimal.Decimal(value), _TWO_PI_DEC))
@@ -102,14 +106,14 @@ def _value_turns(packed: bytes) -> tuple[np.ndarray, np.ndarray]:
     return _frozen(his), _frozen(los)
 
 
-def _split(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _split(values: NDArray[np.float64]) -> _Pair:
     """Veltkamp's split: ``values == high + low`` exactly, each half of at most 26 bits."""
     scaled = values * _SPLITTER
     high = scaled - (scaled - values)
     return high, values - high
 
 
-def _move_whole_turns(part: np.ndarray, coarse: np.ndarray, scratch: np.ndarray) -> None:
+def _move_whole_turns(part: NDArray[np.float64], coarse: NDArray[np.float64], scratch: NDArray[np.float64]) -> None:
     """Split ``part`` (turns) into ``coarse``, its multiple of 2**-27 turns reduced into [-1/2, 1/2],
     and the exact remainder, left in ``part``; ``scratch`` is overwritten."""
     np.multiply(part, _GRID, out=coarse)
@@ -122,9 +126,9 @@ def _move_whole_turns(part: np.ndarray, coarse: np.ndarray, scratch: np.ndarray)
 
 def sincos_into(
     ids: np.ndarray,
-    turns: tuple[np.ndarray, np.ndarray],
-    sin_out: np.ndarray,
-    cos_out: np.ndarray,
+    turns: _Pair,
+    sin_out: NDArray[np.float64],
+    cos_out: NDArray[np.float64],
 ) -> None:
     """Write ``sin(2 pi t f)`` and ``cos(2 pi t f)`` for every (t, f) into two (n, m) arrays.
 
@@ -199,7 +203,7 @@ def sincos_into(
         cos_out[start:stop] = tmp
 
 
-def sincos(ids: np.ndarray, turns: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def sincos(ids: np.ndarray, turns: _Pair) -> _Pair:
     """Accurate ``(sin, cos)`` of ``2 pi t f``, each of shape (len(ids), len(f)), float64."""
     shape = (ids.size, np.asarray(turns[0]).size)
     sines, cosines = np.empty(shape), np.empty(shape)
@@ -208,7 +212,7 @@ def sincos(ids: np.ndarray, turns: tuple[np.ndarray, np.ndarray]) -> tuple[np.nd
 
 
 @functools.lru_cache(maxsize=128)
-def power_values(base: float, numerator_step: int, denominator: int, count: int) -> np.ndarray:
+def power_values(base: float, numerator_step: int, denominator: int, count: int) -> NDArray[np.float64]:
     """``base ** (-r * numerator_step / denominator)`` for r < count, each correctly rounded."""
     step = _log_ratio(base, numerator_step, denominator)
     return _frozen([float(_CONTEXT.exp(_CONTEXT.multiply(step, r))) for r in range(count)])

@@ -32,13 +32,17 @@ import math
 from typing import Any, Mapping
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _checks, _precision, long_context
+from .rotary import _rope_dim, _scaled_by
 # RoPE's rotation and its frequencies live in posenc.rotary, which long_context builds on too;
-# these names are re-exported here, where readers of other libraries' conventions look for them.
-from .rotary import DEFAULT_BASE, _rope_dim, _scaled_by, rope_frequencies
-from .rotary import apply_rope, rope_sincos, rotate_pairs  # noqa: F401 - re-exported, as said above
+# these names are re-exported here (``as`` marks that), where readers of other libraries' conventions look for them.
+from .rotary import DEFAULT_BASE as DEFAULT_BASE
+from .rotary import apply_rope as apply_rope
+from .rotary import rope_frequencies as rope_frequencies
+from .rotary import rope_sincos as rope_sincos
+from .rotary import rotate_pairs as rotate_pairs
 
 SCHEDULES = ("paper", "fairseq")
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
@@ -109,7 +113,7 @@ def sinusoidal_embedding(
     return out
 
 
-def fairseq_position_ids(input_ids: ArrayLike, padding_idx: int, *, cache_length: int = 0) -> np.ndarray:
+def fairseq_position_ids(input_ids: ArrayLike, padding_idx: int, *, cache_length: int = 0) -> NDArray[np.int64]:
     """fairseq's position ids from token ids: ``padding_idx + 1`` onward, padding keeps ``padding_idx``.
 
     Along the last axis, the k-th non-padding token (k = 1, 2, ...) gets
@@ -124,7 +128,8 @@ def fairseq_position_ids(input_ids: ArrayLike, padding_idx: int, *, cache_length
     limit = _checks.EXACT_INTEGER_LIMIT - 1
     padding_idx = _checks.integer("padding_idx", padding_idx, minimum=0, maximum=limit)
     cache_length = _checks.integer("cache_length", cache_length, minimum=0, maximum=limit)
-    mask = (tokens != padding_idx).astype(np.int64)
+    # NumPy's stubs type an array comparison as Any; the mask is int64, and so is all that follows from it.
+    mask: NDArray[np.int64] = (tokens != padding_idx).astype(np.int64)
     counts = np.cumsum(mask, axis=-1)
     largest = padding_idx + cache_length + (int(counts.max()) if counts.size else 0)  # Python int: no wrap
     if largest > limit:
@@ -132,7 +137,8 @@ def fairseq_position_ids(input_ids: ArrayLike, padding_idx: int, *, cache_length
             f"padding_idx + cache_length + tokens per row must stay below 2**53 (position ids exact in float64), "
             f"got {padding_idx} + {cache_length} + {largest - padding_idx - cache_length}"
         )
-    return (counts + cache_length) * mask + padding_idx
+    positions: NDArray[np.int64] = (counts + cache_length) * mask + padding_idx
+    return positions
 
 
 def fairseq_embedding(
@@ -162,7 +168,7 @@ def fairseq_embedding(
 
 def rope_permutation(
     head_dim: int, *, n_heads: int = 1, rotary_dim: int | None = None, inverse: bool = False
-) -> np.ndarray:
+) -> NDArray[np.int64]:
     """The row permutation taking W_Q/W_K from the interleaved pairing to the halves pairing.
 
     Within each head, channel ``2r`` (interleaved pair r, first member) moves to ``r`` and
@@ -186,7 +192,9 @@ def rope_permutation(
     one = np.concatenate([np.arange(0, rotary_dim, 2), np.arange(1, rotary_dim, 2), np.arange(rotary_dim, head_dim)])
     if inverse:
         one = np.argsort(one)
-    return (np.arange(n_heads)[:, None] * head_dim + one[None, :]).ravel().astype(np.int64)
+    # NumPy's stubs lose the dtype of this sum (platform int plus int64), which astype makes int64.
+    permutation: NDArray[np.int64] = (np.arange(n_heads)[:, None] * head_dim + one[None, :]).ravel().astype(np.int64)
+    return permutation
 
 
 def linear_scaled_frequencies(dim: int, *, base: float = DEFAULT_BASE, factor: float) -> np.ndarray:

@@ -28,7 +28,8 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import _checks, _precision, conventions, rotary
-from .conventions import DEFAULT_BASE
+# Re-exported (``as``): posenc.DEFAULT_BASE is imported from here.
+from .conventions import DEFAULT_BASE as DEFAULT_BASE
 
 
 def frequencies(width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:

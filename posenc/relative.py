@@ -31,14 +31,14 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from . import _checks, _precision
 from .conventions import DEFAULT_BASE, t5_relative_position_bucket
 from .encodings import _offset_sincos, alibi_slopes
 
 
-def _ids(value: ArrayLike | None, rows: int | None, name: str, rows_of: str) -> np.ndarray:
+def _ids(value: ArrayLike | None, rows: int | None, name: str, rows_of: str) -> NDArray[np.int64]:
     """Position ids, or ``0 .. rows - 1`` when none are given; one per row of the array ``rows_of`` (``rows``)."""
     if value is None:
         if rows is None:
@@ -50,13 +50,13 @@ def _ids(value: ArrayLike | None, rows: int | None, name: str, rows_of: str) -> 
     return ids
 
 
-def _grid(query_ids: np.ndarray, key_ids: np.ndarray, *leading: int) -> np.ndarray:
+def _grid(query_ids: NDArray[np.int64], key_ids: NDArray[np.int64], *leading: int) -> NDArray[np.int64]:
     """``query - key`` over the grid, after checking its size (times ``leading``) against the limit."""
     _checks.elements("query_ids and key_ids", *leading, query_ids.size, key_ids.size)
     return query_ids[:, None] - key_ids[None, :]
 
 
-def _rows(name: str, value: ArrayLike, width_name: str = "d") -> np.ndarray:
+def _rows(name: str, value: ArrayLike, width_name: str = "d") -> NDArray[np.float64]:
     return _checks.real_array(name, value, ndim=2, what=f"(rows, {width_name})")
 
 
@@ -75,7 +75,7 @@ def _table_product_is_small(rows: int, table_rows: int, columns: int) -> bool:
     return rows * table_rows <= max(rows * columns, _checks.BLOCK_ELEMENTS)
 
 
-def _dot_rows(q: np.ndarray, table: np.ndarray, index: np.ndarray) -> np.ndarray:
+def _dot_rows(q: NDArray[np.float64], table: NDArray[np.float64], index: NDArray[np.int64]) -> NDArray[np.float64]:
     """``out[i, j] = q[i] . table[index[i, j]]``, shape ``index.shape``, never larger than that in memory.
 
     One product per table row when that is small (``q @ table.T``, then a gather), otherwise the
@@ -91,7 +91,9 @@ def _dot_rows(q: np.ndarray, table: np.ndarray, index: np.ndarray) -> np.ndarray
     return out
 
 
-def _weighted_rows(alpha: np.ndarray, table: np.ndarray, index: np.ndarray) -> np.ndarray:
+def _weighted_rows(
+    alpha: NDArray[np.float64], table: NDArray[np.float64], index: NDArray[np.int64]
+) -> NDArray[np.float64]:
     """``out[i] = sum_j alpha[i, j] table[index[i, j]]``, shape ``(n, d)``, bounded like ``_dot_rows``."""
     n, d = alpha.shape[0], table.shape[1]
     if _table_product_is_small(n, table.shape[0], alpha.shape[1]):
@@ -110,7 +112,7 @@ def _weighted_rows(alpha: np.ndarray, table: np.ndarray, index: np.ndarray) -> n
 # Learned absolute table (BERT, GPT-2)
 
 
-def absolute_table_rows(table: ArrayLike, position_ids: ArrayLike) -> np.ndarray:
+def absolute_table_rows(table: ArrayLike, position_ids: ArrayLike) -> NDArray[np.float64]:
     """The rows of a learned absolute position table for the given ids, shape ``(len(ids), d)``.
 
     A table of ``L`` rows holds one trained vector per position ``0 .. L - 1`` and nothing
@@ -134,7 +136,7 @@ def absolute_table_rows(table: ArrayLike, position_ids: ArrayLike) -> np.ndarray
 # Shaw et al. (2018)
 
 
-def shaw_relative_index(query_ids: ArrayLike, key_ids: ArrayLike, max_distance: int) -> np.ndarray:
+def shaw_relative_index(query_ids: ArrayLike, key_ids: ArrayLike, max_distance: int) -> NDArray[np.int64]:
     """Row of Shaw's ``2k + 1``-row relative tables for each (query i, key j): ``clip(j - i, -k, k) + k``.
 
     ``k = max_distance``: every key more than k positions away shares the table's first or last row.
@@ -227,13 +229,13 @@ def shaw_values(
 class TransformerXLTerms(NamedTuple):
     """The four terms of Transformer-XL's score, each ``(n_q, n_k)``; ``total`` is their sum."""
 
-    content: np.ndarray  #: (a) q_i . k_j
-    content_position: np.ndarray  #: (b) q_i . r_{i-j}
-    global_content: np.ndarray  #: (c) u . k_j
-    global_position: np.ndarray  #: (d) v . r_{i-j}
+    content: NDArray[np.float64]  #: (a) q_i . k_j
+    content_position: NDArray[np.float64]  #: (b) q_i . r_{i-j}
+    global_content: NDArray[np.float64]  #: (c) u . k_j
+    global_position: NDArray[np.float64]  #: (d) v . r_{i-j}
 
     @property
-    def total(self) -> np.ndarray:
+    def total(self) -> NDArray[np.float64]:
         return self.content + self.content_position + self.global_content + self.global_position
 
 
@@ -316,8 +318,13 @@ def transformer_xl_terms(
 
 
 def _xl_position_terms_by_ids(
-    q: np.ndarray, v: np.ndarray, projection: np.ndarray, query_ids: np.ndarray, key_ids: np.ndarray, base: float
-) -> tuple[np.ndarray, np.ndarray]:
+    q: NDArray[np.float64],
+    v: NDArray[np.float64],
+    projection: NDArray[np.float64],
+    query_ids: NDArray[np.int64],
+    key_ids: NDArray[np.int64],
+    base: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Transformer-XL's ``q_i . r_{i-j}`` and ``v . r_{i-j}`` from the sines and cosines of the ids.
 
     With ``a = W_{k,R} q_i`` split into its sine and cosine halves, ``q_i . r_{i-j}`` is
@@ -332,7 +339,7 @@ def _xl_position_terms_by_ids(
     query_sin, query_cos = _precision.sincos(query_ids, turns)
     key_sin, key_cos = _precision.sincos(key_ids, turns)
 
-    def dotted(weights: np.ndarray) -> np.ndarray:
+    def dotted(weights: NDArray[np.float64]) -> NDArray[np.float64]:
         along_sin, along_cos = weights[..., :half], weights[..., half:]
         return (query_sin * along_sin + query_cos * along_cos) @ key_cos.T + (
             query_sin * along_cos - query_cos * along_sin
@@ -373,10 +380,12 @@ def t5_bias(
     _checks.id_distances(queries, keys, "T5")  # before the grid, in the caller's names
     _checks.elements("query_ids and key_ids", weights.shape[1], queries.size, keys.size)
 
-    def buckets(relative: np.ndarray) -> np.ndarray:
-        return t5_relative_position_bucket(
+    def buckets(relative: NDArray[np.int64]) -> NDArray[np.int64]:
+        bucketed = t5_relative_position_bucket(
             relative, bidirectional=bidirectional, num_buckets=weights.shape[0], max_distance=max_distance
         )
+        # relative is never 0-d here, so that is an array (an int only for a single position); asarray returns it as is.
+        return np.asarray(bucketed)
 
     buckets(np.zeros(0, dtype=np.int64))  # max_distance checked even when there are no ids
     # A block of query rows at a time: the bucketing's float32 steps make several temporaries
@@ -393,7 +402,7 @@ def t5_bias(
 # DeBERTa (He et al., 2021), as DeBERTa-v2's code
 
 
-def deberta_log_bucket(relative_position: ArrayLike, bucket_size: int, max_position: int) -> np.ndarray:
+def deberta_log_bucket(relative_position: ArrayLike, bucket_size: int, max_position: int) -> NDArray[np.int64] | int:
     """DeBERTa-v2's log bucket of each relative position (``make_log_bucket_position``), as int64.
 
     With ``mid = bucket_size // 2``, positions with ``|r| <= mid`` are kept as they are; a larger
@@ -402,6 +411,8 @@ def deberta_log_bucket(relative_position: ArrayLike, bucket_size: int, max_posit
     float32 step by step, as DeBERTa's is, with correctly rounded float32 logarithms. Unlike
     T5's buckets these are not capped (past ``max_position - 1`` they keep growing, slowly);
     DeBERTa's attention clamps the index into its table of ``2 * bucket_size`` rows afterwards.
+    An array of the input's shape is returned; a single position gives an ``int``, as in
+    ``posenc.t5_relative_position_bucket``.
 
     >>> deberta_log_bucket([-600, -300, -5, 0, 5, 300, 511, 600], 256, 512).tolist()
     [-270, -207, -5, 0, 5, 207, 255, 270]
@@ -459,7 +470,7 @@ def deberta_relative_positions(
     queries, keys = _checks.position_ids(query_ids, "query_ids"), _checks.position_ids(key_ids, "key_ids")
     if (bucket_size is None) != (max_position is None):
         raise ValueError("bucket_size and max_position must be given together (or neither)")
-    if bucket_size is None:
+    if bucket_size is None or max_position is None:  # after the check above, neither is None unless both are
         return _grid(queries, keys)
     # Every argument is checked before the grid is built, the distances in the caller's names.
     _deberta_bucket_arguments(bucket_size, max_position)
@@ -553,7 +564,7 @@ def kerple_bias(
     return _checks.finite("r1 and r2", bias)
 
 
-def _log1p_product(c: np.ndarray, x: np.ndarray) -> np.ndarray:
+def _log1p_product(c: NDArray[np.float64] | np.float64, x: NDArray[np.float64]) -> NDArray[np.float64]:
     """``log(1 + c x)`` for ``c > 0`` and ``x >= 0``, finite wherever the true value is.
 
     ``c x`` may overflow (a huge c) although its log is small: there ``log c + log x`` is the
@@ -617,7 +628,7 @@ def fire_bias(
     return _checks.finite("hidden_weights, hidden_bias, output_weights, output_bias, c and threshold", bias)
 
 
-def _psi(c: float, x: np.ndarray) -> np.ndarray:
+def _psi(c: float, x: NDArray[np.float64]) -> NDArray[np.float64]:
     """FIRE's ``psi(x) = log(1 + c x)`` divided by ``min(c, 1)``: only ratios of it are used.
 
     At a tiny c, ``log1p(c x)`` is subnormal or 0 and the ratio of two of them is 0/0 or

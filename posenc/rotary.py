@@ -10,10 +10,10 @@ module imports only posenc's checks and exact phases, so every other module can 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from . import _checks, _precision
 
@@ -122,7 +122,9 @@ def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
     return _precision.power_values(base, 2, dim, dim // 2).copy()
 
 
-def _scaled_by(factor: Any, compute: Any, name: str = "factor") -> np.ndarray:
+def _scaled_by(
+    factor: Any, compute: Callable[[], NDArray[np.float64]], name: str = "factor"
+) -> NDArray[np.float64]:
     """``compute()``'s frequencies, refused when dividing by ``factor`` (the argument ``name``) overflowed float64.
 
     A factor below about ``1e-308`` turns ``omega / factor`` into infinity; that is an error

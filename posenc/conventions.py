@@ -57,7 +57,7 @@ def _schedule_parameters(width: int, schedule: str) -> tuple[int, int, int]:
     return (2, 2 * pairs, pairs) if schedule == "paper" else (1, pairs - 1, pairs)
 
 
-def schedule_frequencies(width: int, *, base: float = DEFAULT_BASE, schedule: str = "paper") -> np.ndarray:
+def schedule_frequencies(width: int, *, base: float = DEFAULT_BASE, schedule: str = "paper") -> NDArray[np.float64]:
     """Angular frequency of each of the ``width // 2`` pairs under a schedule, correctly rounded.
 
     "paper": ``omega_r = base ** (-2 r / d)`` with d the even part of ``width`` (the paper,
@@ -83,7 +83,7 @@ def sinusoidal_embedding(
     layout: str = "interleaved",
     padding_idx: int | None = None,
     dtype: DTypeLike = np.float64,
-) -> np.ndarray:
+) -> NDArray[np.floating[Any]]:
     """Sinusoidal rows for the given ids under any schedule and layout, shape ``(n, width)``.
 
     An odd ``width`` gets the encoding of ``width - 1`` channels followed by a zero channel
@@ -149,7 +149,7 @@ def fairseq_embedding(
     cache_length: int = 0,
     base: float = DEFAULT_BASE,
     dtype: DTypeLike = np.float64,
-) -> np.ndarray:
+) -> NDArray[np.floating[Any]]:
     """fairseq/M2M100 sinusoidal positions for token ids, shape ``input_ids.shape + (width,)``.
 
     Position ids from ``fairseq_position_ids``, the fairseq schedule, halves layout, a zero
@@ -197,7 +197,7 @@ def rope_permutation(
     return permutation
 
 
-def linear_scaled_frequencies(dim: int, *, base: float = DEFAULT_BASE, factor: float) -> np.ndarray:
+def linear_scaled_frequencies(dim: int, *, base: float = DEFAULT_BASE, factor: float) -> NDArray[np.float64]:
     """Position interpolation ("linear"): every inverse frequency divided by ``factor``."""
     factor = _checks.real("factor", factor, minimum=0.0, strict=True)
     return _scaled_by(factor, lambda: rope_frequencies(dim, base=base) / factor)
@@ -210,7 +210,7 @@ def dynamic_ntk_frequencies(
     factor: float,
     max_position_embeddings: int,
     seq_len: int | None = None,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Dynamic NTK ("dynamic") inverse frequencies for a sequence of ``seq_len`` tokens.
 
     As Hugging Face transformers computes them: with ``L = max(seq_len, max_position_embeddings)``
@@ -256,7 +256,7 @@ def yarn_frequencies(
     attention_factor: float | None = None,
     mscale: float | None = None,
     mscale_all_dim: float | None = None,
-) -> tuple[np.ndarray, float]:
+) -> tuple[NDArray[np.float64], float]:
     """YaRN inverse frequencies and attention factor, as Hugging Face transformers computes them.
 
     Pair r keeps its frequency (extrapolation) below the correction range, is divided by
@@ -299,7 +299,7 @@ def llama3_frequencies(
     low_freq_factor: float,
     high_freq_factor: float,
     original_max_position_embeddings: int,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Llama 3.1's inverse frequencies ("llama3").
 
     With ``L = original_max_position_embeddings`` and wavelength ``2 pi / omega``: wavelengths
@@ -349,7 +349,7 @@ def rope_scaling_frequencies(
     base: float | None = None,
     max_position_embeddings: int | None = None,
     seq_len: int | None = None,
-) -> tuple[np.ndarray, float]:
+) -> tuple[NDArray[np.float64], float]:
     """Inverse frequencies and attention factor for a Hugging Face ``rope_scaling`` dict.
 
     ``rope_scaling`` is None or a mapping with ``"rope_type"`` (or the older ``"type"``) in
@@ -421,7 +421,7 @@ def t5_relative_position_bucket(
     bidirectional: bool = True,
     num_buckets: int = 32,
     max_distance: int = 128,
-) -> np.ndarray | int:
+) -> NDArray[np.int64] | int:
     """T5's bucket of each relative position ``key_position - query_position``.
 
     Bidirectional: half the buckets are for keys after the query. Of the (remaining) ``B``

@@ -24,15 +24,17 @@ settings, with the paper's stricter rules on widths.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _checks, _precision, conventions, rotary
 # Re-exported (``as``): posenc.DEFAULT_BASE is imported from here.
 from .conventions import DEFAULT_BASE as DEFAULT_BASE
 
 
-def frequencies(width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
+def frequencies(width: int, *, base: float = DEFAULT_BASE) -> NDArray[np.float64]:
     """Angular frequency of every sine/cosine pair: ``omega_r = base ** (-2 r / width)``, correctly rounded.
 
     Used on the deep dive ("Build one position vector") and by derivation ``wavelength``. The
@@ -44,7 +46,7 @@ def frequencies(width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
     return conventions.schedule_frequencies(_checks.width(width), base=base)
 
 
-def wavelengths(width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
+def wavelengths(width: int, *, base: float = DEFAULT_BASE) -> NDArray[np.float64]:
     """Wavelength of every pair in positions, ``2 pi / omega_r`` (derivation ``wavelength``).
 
     >>> wavelengths(8).round(2).tolist()
@@ -61,7 +63,7 @@ def sinusoidal(
     base: float = DEFAULT_BASE,
     layout: str = "interleaved",
     dtype: DTypeLike = np.float64,
-) -> np.ndarray:
+) -> NDArray[np.floating[Any]]:
     """The sinusoidal encoding P(t) of each position id, one row per id.
 
     Returns an array of shape ``(len(position_ids), width)``. The phases ``t * omega_r`` are
@@ -107,7 +109,7 @@ def _summed_over_pairs(k: np.ndarray, width: int, base: float, term: str) -> np.
     return out.reshape(k.shape)
 
 
-def shift_operator(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
+def shift_operator(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> NDArray[np.float64]:
     """The block-diagonal matrix T_k with ``P(t + k) = T_k @ P(t)`` (interleaved layout).
 
     ``offset`` is one number (result ``(width, width)``) or an array of them (result
@@ -129,7 +131,7 @@ def shift_operator(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE)
     return out
 
 
-def kernel(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray | float:
+def kernel(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> NDArray[np.float64] | float:
     """The dot product ``P(t) . P(t + offset) = sum_r cos(omega_r * offset)`` (derivation ``kernel``).
 
     Returns a float for a scalar offset and an array of the offsets' shape otherwise. Offsets
@@ -148,7 +150,7 @@ def kernel(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.n
     return float(values) if values.ndim == 0 else values
 
 
-def squared_distance(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> np.ndarray | float:
+def squared_distance(offset: ArrayLike, width: int, *, base: float = DEFAULT_BASE) -> NDArray[np.float64] | float:
     """``|P(t) - P(t + offset)|^2 = width - 2 * kernel(offset)`` (derivation ``distance``).
 
     Computed as ``4 sum_r sin^2(omega_r offset / 2)`` with the accurate phases of ``sinusoidal``,
@@ -168,7 +170,7 @@ def rope(
     *,
     base: float = DEFAULT_BASE,
     layout: str = "interleaved",
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Rotary position embedding: rotate each channel pair of row j by ``position_ids[j] * omega_r``.
 
     ``x`` has shape ``(..., n, d)`` with d even and ``n == len(position_ids)``. "interleaved"
@@ -186,7 +188,7 @@ def rope(
     return rotary.rotate(values, ids, _checks.base(base), None, width, _checks.layout(layout))
 
 
-def alibi_slopes(n_heads: int, *, max_bias: float = 8.0) -> np.ndarray:
+def alibi_slopes(n_heads: int, *, max_bias: float = 8.0) -> NDArray[np.float64]:
     """ALiBi's per-head slopes (derivation ``alibi-slopes`` for ``max_bias = 8``).
 
     For a power of two n the slopes are ``2 ** (-max_bias h / n)``, h = 1..n. Otherwise, with m
@@ -215,7 +217,7 @@ def alibi_slopes(n_heads: int, *, max_bias: float = 8.0) -> np.ndarray:
     return np.concatenate([power_of_two(m), power_of_two(2 * m)[0::2][: n - m]])
 
 
-def alibi_bias(n_heads: int, length: int, *, max_bias: float = 8.0) -> np.ndarray:
+def alibi_bias(n_heads: int, length: int, *, max_bias: float = 8.0) -> NDArray[np.float64]:
     """Causal ALiBi bias, shape ``(n_heads, length, length)``.
 
     Entry ``[h, i, j]`` is ``-slope_h * (i - j)`` for keys j <= i and ``-inf`` above the

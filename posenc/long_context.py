@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 # RoPE's rotation from posenc.rotary: posenc.conventions builds yarn_frequencies from the YaRN
 # pieces here, so this module may not import conventions.
@@ -120,7 +120,7 @@ def yarn_ramp(
     beta_fast: float = 32.0,
     beta_slow: float = 1.0,
     truncate: bool = True,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """YaRN's interpolation weight of each pair: 0 keeps the frequency, 1 divides it by the scale.
 
     ``clip((r - low) / (high - low), 0, 1)`` with ``(low, high)`` from
@@ -187,7 +187,7 @@ def longrope_frequencies(
     factor: float | None = None,
     attention_factor: float | None = None,
     seq_len: int | None = None,
-) -> tuple[np.ndarray, float]:
+) -> tuple[NDArray[np.float64], float]:
     """LongRoPE ("longrope") inverse frequencies and attention factor, as transformers computes them.
 
     Pair r's frequency ``base ** (-2 r / dim)`` is divided by its own rescale factor: from
@@ -238,7 +238,7 @@ def xpos_scales(
     *,
     scale_base: float = XPOS_SCALE_BASE,
     gamma: float = XPOS_GAMMA,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """xPos's factor of each pair at each position, ``zeta_r ** (t / scale_base)``, shape ``(n, dim // 2)``.
 
     ``zeta_r = (2 r + gamma dim) / ((1 + gamma) dim)`` lies in ``(0, 1)``, smallest for the
@@ -282,7 +282,7 @@ def apply_xpos(
     scale_base: float = XPOS_SCALE_BASE,
     gamma: float = XPOS_GAMMA,
     layout: str = "interleaved",
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """xPos: RoPE (``apply_rope``) with both channels of pair r multiplied by ``xpos_scales``.
 
     Queries (``keys=False``) get ``zeta_r ** (t / scale_base)``, keys the inverse. ``x`` has
@@ -306,7 +306,7 @@ def rerotate_keys(
     inv_freq: ArrayLike | None = None,
     layout: str = "interleaved",
     rotary_dim: int | None = None,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Move RoPE-rotated cached keys from positions p to p + offset without the unrotated keys.
 
     ``R(offset) R(p) = R(p + offset)`` (derivation ``rope-rerotation``), so rotating a key
@@ -333,7 +333,7 @@ def rerotate_keys(
         return _checks.finite("keys", rotary.rotate_pairs(values, sin, cos, rotary_dim, layout))
 
 
-def streaming_cache(length: int, *, sinks: int, window: int) -> tuple[np.ndarray, np.ndarray]:
+def streaming_cache(length: int, *, sinks: int, window: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Which tokens an attention-sink cache holds after ``length`` tokens, and their position ids.
 
     StreamingLLM keeps the first ``sinks`` tokens (four in the paper) and the ``window`` most
@@ -358,7 +358,7 @@ def streaming_cache(length: int, *, sinks: int, window: int) -> tuple[np.ndarray
     return kept, np.arange(kept.size, dtype=np.int64)
 
 
-def attention_entropy(scores: ArrayLike) -> np.ndarray | float:
+def attention_entropy(scores: ArrayLike) -> NDArray[np.float64] | float:
     """Entropy in nats of ``softmax(scores)`` along the last axis (``ln n`` for n equal scores).
 
     ``-inf`` marks a masked key (probability zero, no contribution); every row needs at least

@@ -166,7 +166,7 @@ def shaw_logits(
     *,
     query_ids: ArrayLike | None = None,
     key_ids: ArrayLike | None = None,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Shaw et al.'s logits ``e_ij = q_i . (k_j + a^K_{clip(j - i, -k, k)}) / sqrt(d)``, shape ``(n_q, n_k)``.
 
     ``queries`` ``(n_q, d)`` and ``keys`` ``(n_k, d)`` are the projected rows of one head;
@@ -199,7 +199,7 @@ def shaw_values(
     *,
     query_ids: ArrayLike | None = None,
     key_ids: ArrayLike | None = None,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Shaw et al.'s outputs ``z_i = sum_j alpha_ij (v_j + a^V_{clip(j - i, -k, k)})``, shape ``(n_q, d)``.
 
     ``weights`` ``(n_q, n_k)`` are the attention weights alpha, ``values`` ``(n_k, d)`` and
@@ -359,7 +359,7 @@ def t5_bias(
     *,
     bidirectional: bool = True,
     max_distance: int = 128,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """T5's position bias, shape ``(n_heads, n_q, n_k)``: one learned scalar per bucket and head.
 
     ``table`` ``(num_buckets, n_heads)`` is T5's ``relative_attention_bias`` weight; entry
@@ -457,7 +457,7 @@ def deberta_relative_positions(
     *,
     bucket_size: int | None = None,
     max_position: int | None = None,
-) -> np.ndarray:
+) -> NDArray[np.int64]:
     """DeBERTa's relative positions ``query - key`` over the grid, shape ``(n_q, n_k)``, as int64.
 
     Given ``bucket_size`` and ``max_position`` (DeBERTa-v2's ``position_buckets`` and
@@ -491,7 +491,7 @@ def deberta_relative_positions(
 
 def alibi_symmetric_bias(
     n_heads: int, query_ids: ArrayLike, key_ids: ArrayLike, *, max_bias: float = 8.0
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Symmetric ALiBi, ``-slope_h * |i - j|``, shape ``(n_heads, n_q, n_k)``, with no mask.
 
     The slopes are ``posenc.alibi_slopes(n_heads, max_bias=max_bias)``; the bias depends on
@@ -529,7 +529,7 @@ def _head_parameters(name: str, value: ArrayLike) -> np.ndarray:
 
 def kerple_bias(
     query_ids: ArrayLike, key_ids: ArrayLike, r1: ArrayLike, r2: ArrayLike, *, variant: str = "power"
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """Kerple's bias, shape ``(n_heads, n_q, n_k)``, one ``(r1, r2)`` per head.
 
     ``"power"``: ``-r1 |i - j|**r2`` with ``r1 > 0`` and ``0 < r2 <= 2``; ``"log"``:
@@ -585,7 +585,7 @@ def fire_bias(
     *,
     c: float = 1.0,
     threshold: float = 512.0,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """FIRE's bias ``f(psi(|i - j|) / psi(max(L, i)))``, ``psi(x) = log(1 + c x)``, shape ``(n_heads, n_q, n_k)``.
 
     ``f`` is FIRE's MLP with one ReLU hidden layer from one input to one output per head:
@@ -648,7 +648,7 @@ def _psi(c: float, x: NDArray[np.float64]) -> NDArray[np.float64]:
 # CoPE (Golovneva et al., 2024)
 
 
-def cope_positions(logits: ArrayLike) -> np.ndarray:
+def cope_positions(logits: ArrayLike) -> NDArray[np.float64]:
     """CoPE's contextual positions ``p_ij = sum_{t=j}^{i} sigmoid(logit_it)`` for keys ``j <= i``.
 
     ``logits`` ``(n, n)`` are the query-key logits of one causal head (query i on row i, key j
@@ -667,7 +667,7 @@ def cope_positions(logits: ArrayLike) -> np.ndarray:
     return np.flip(np.cumsum(np.flip(gates, axis=1), axis=1), axis=1) * np.tri(a.shape[0])
 
 
-def cope_logits(queries: ArrayLike, positions: ArrayLike, position_embeddings: ArrayLike) -> np.ndarray:
+def cope_logits(queries: ArrayLike, positions: ArrayLike, position_embeddings: ArrayLike) -> NDArray[np.float64]:
     """CoPE's logit term ``q_i . e[p_ij]``, with ``e`` interpolated between integer positions, shape ``(n, n)``.
 
     ``queries`` ``(n, d)``, ``positions`` ``(n, n)`` from ``cope_positions``, and

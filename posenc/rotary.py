@@ -30,7 +30,7 @@ def apply_rope(
     layout: str = "interleaved",
     rotary_dim: int | None = None,
     attention_factor: float = 1.0,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """RoPE with partial rotation, any inverse frequencies and an attention factor.
 
     The first ``rotary_dim`` channels of ``x`` (shape ``(..., n, d)``, default: all) are rotated,
@@ -111,7 +111,7 @@ def _rope_dim(dim: Any) -> int:
     return _checks.width(dim, name="dim")
 
 
-def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
+def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> NDArray[np.float64]:
     """Unscaled RoPE inverse frequencies ``base ** (-2 r / dim)``, r < dim/2, correctly rounded.
 
     ``dim`` is the rotated width (``rotary_dim``; the head width when all channels rotate).

@@ -58,7 +58,7 @@ step = @printf '\n==> %s\n' $(1)
 require = @command -v $(1) >/dev/null 2>&1 || { printf '%s\n' "$(1) is not installed or not on PATH: $(2)" >&2; exit 1; }
 NODE_HELP := install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math
 
-.PHONY: all figures verify site pdf serve lint test bench clean help FORCE
+.PHONY: all figures verify site pdf serve lint test test-lib bench clean help FORCE
 
 all: site pdf ## Build everything: venv, figures, derivations, site/ and its PDF (the default)
 
@@ -166,6 +166,12 @@ test: lint all ## Lint, then run every test, browser tests included
 	$(call step,"running the tests")
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --junitxml=$(TEST_REPORT)
 
+# The loop while working on posenc/: its tests and proofs need neither the site nor Chromium,
+# so they run in seconds without building anything first (`make test` still runs them all).
+test-lib: $(VENV_STAMP) ## Run the library and proof tests alone (tests/library, posenc's doctests): no build
+	$(call step,"running the library and proof tests")
+	$(PY) -m pytest tests/library posenc
+
 # The comparison with the libraries themselves (torch CPU, transformers, torchscale's xPos) has its own environment,
 # so `make` and `make test` never need torch.
 PEERS_VENV := .venv-peers
@@ -186,9 +192,9 @@ test-peers: $(PEERS_STAMP) ## Compare posenc with torch, transformers and torchs
 	$(PEERS_PY) -m pytest tests/peers
 
 bench: all ## Print build, render, explainer, precision and test-suite timings (figures, not pass/fail)
-	$(PY) tests/benchmark.py --test-report $(TEST_REPORT)
+	$(PY) tests/bench/benchmark.py --test-report $(TEST_REPORT)
 	@# The precision benchmark adds the PyTorch rows when the peers environment exists.
-	$(if $(wildcard $(PEERS_STAMP)),$(PEERS_PY),$(PY)) tests/benchmark_precision.py
+	$(if $(wildcard $(PEERS_STAMP)),$(PEERS_PY),$(PY)) tests/bench/benchmark_precision.py
 
 # Lighthouse (pinned in package.json) on every page in the sitemap, mobile and desktop presets,
 # against the system Chromium: figures printed as a table, not pass/fail (timings vary by machine).
@@ -199,7 +205,7 @@ AUDIT_RUNS ?= 1
 .PHONY: audit
 audit: all ## Print Lighthouse scores and FCP, LCP, TBT, CLS of every page, mobile and desktop (figures, not pass/fail)
 	$(call step,"running Lighthouse on every page (mobile and desktop presets)")
-	$(PY) tests/lighthouse_audit.py --runs $(AUDIT_RUNS)
+	$(PY) tests/bench/lighthouse_audit.py --runs $(AUDIT_RUNS)
 
 clean: ## Remove everything make generates (venv and node_modules included)
 	rm -rf $(SITE_DIR) build $(FIGURE_DIR) .cache $(VENV) .venv-peers node_modules .pytest_cache .hypothesis posenc.egg-info

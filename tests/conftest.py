@@ -3,7 +3,7 @@ browser for the whole run), and one load of every page per colour scheme for the
 
 Which fixture a new browser test should use (a page load costs far more than a check on it):
 
-* Something to check on every page: register a script with ``site_visits.read_on_every_page``
+* Something to check on every page: register a script with ``support.site_visits.read_on_every_page``
   at import time and read its result from ``visits[path].reads[name]`` (``visits`` is this
   scheme's load of every page; the test then runs in both schemes); with ``phone=True`` it is
   also read in a phone's width, as ``visits[path].phone_reads[name]``. Already recorded on each
@@ -12,8 +12,9 @@ Which fixture a new browser test should use (a page load costs far more than a c
   the light scheme, the colour rules in the dark one: see ``site_visits`` below).
 * One page, interacted with: ``context`` (a fresh context in the ``scheme`` under test) or
   ``new_context(browser, scheme, **options)`` (viewport, no JavaScript, touch); open it with
-  ``open_page_with_errors``. Never launch a browser of your own: ``browser`` is one for the session
-  (the one test that needs other switches, scrollbars drawn, starts its browser from ``browser.browser_type``).
+  ``open_page_with_errors`` (both from ``support.browser``). Never launch a browser of your own:
+  ``browser`` is one for the session (the one test that needs other switches, scrollbars drawn,
+  starts its browser from ``browser.browser_type``).
 * ``base_url`` serves ``site_dir``; ``site_paths`` lists the sitemap's pages.
 """
 
@@ -27,32 +28,20 @@ import xml.etree.ElementTree as ElementTree
 from urllib.parse import urlparse
 
 import pytest
-from site_server import serve
-from site_visits import DESKTOP, MISSING_PAGE, PageVisit, visit_pages
+from support import ROOT, SITE
+from support.browser import CHROMIUM, CHROMIUM_ARGS, new_context
+from support.site_server import serve
+from support.site_visits import MISSING_PAGE, PageVisit, visit_pages
 
 # tests/peers compares posenc with torch and transformers; `make test-peers` runs it in its own venv.
-collect_ignore = ["peers"]
+# tests/bench holds `make bench` and `make audit`, scripts that print figures rather than test.
+collect_ignore = ["peers", "bench"]
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 # The site's build package, importable as ``site_build`` just as the hooks import it, so that the
 # tests and a build in this process share its one copy (hooks/site_build/__init__.py says why).
 if str(ROOT / "hooks") not in sys.path:
     sys.path.append(str(ROOT / "hooks"))
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-# The built site under test; another build folder can be named for a one-off run.
-SITE = pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site"))
-CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
-# Every host name resolves to nothing except the loopback address the site is served from,
-# so neither a page nor Chromium itself can reach (or even look up) another machine.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
 
 
 @pytest.fixture(scope="session")
@@ -95,7 +84,7 @@ def browser():
         instance.close()
 
 
-# Tables that tests leave for the end of the run (tests/test_page_budgets.py: each page's measured
+# Tables that tests leave for the end of the run (tests/built_site/test_page_budgets.py: each page's measured
 # weight beside its budget), printed after the results so that `make test` shows them.
 _SUMMARY_TABLES = pytest.StashKey[list]()
 
@@ -152,25 +141,6 @@ def pytest_xdist_make_scheduler(config, log):
 @pytest.fixture(params=["light", "dark"])
 def scheme(request) -> str:
     return request.param
-
-
-def new_context(browser, scheme: str = "light", **options):
-    """A fresh browser context in one colour scheme, service workers blocked, in the desktop
-    window; ``options`` (Playwright's new_context options) add to or replace these."""
-    return browser.new_context(**{"color_scheme": scheme, "service_workers": "block", "viewport": DESKTOP} | options)
-
-
-def open_page_with_errors(context, url: str, until_ready=None):
-    """A new page at ``url``, loaded, and the list its console errors and uncaught exceptions are
-    added to as they come; ``until_ready(page)``, when given, then waits for what the test needs."""
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(url, wait_until="load")
-    if until_ready is not None:
-        until_ready(page)
-    return page, errors
 
 
 @pytest.fixture

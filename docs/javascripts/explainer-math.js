@@ -2,7 +2,7 @@
  *
  * One file serves two readers. In a page it is a classic script (a page's front matter lists it
  * before explainer.js) and defines window.posencExplainerMath; from Node, require() returns the same
- * object, and tests/test_explainer_math.py evaluates it there over every setting the controls
+ * object, and tests/javascript/test_explainer_math.py evaluates it there over every setting the controls
  * allow and requires agreement with the Python library to 1e-12.
  *
  * The formulas repeat posenc/encodings.py: base 10000, pair r has the angular frequency

@@ -5,8 +5,8 @@
  * NAME with its parameters, its readouts and its drawing.
  *
  * Every number it shows comes from explainer-math.js (window.posencExplainerMath), which
- * tests/test_explainer_math.py holds to posenc in Node; tests/test_explainer.py and
- * tests/test_panels.py drive the page in headless Chromium.
+ * tests/javascript/test_explainer_math.py holds to posenc in Node; tests/browser/test_explainer.py and
+ * tests/browser/test_panels.py drive the page in headless Chromium.
  *
  * No dependencies, no network.
  */

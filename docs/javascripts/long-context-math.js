@@ -2,7 +2,7 @@
  *
  * Like explainer-math.js, one file serves two readers: in a page it is a classic script
  * (the page's front matter lists it before long-context.js) and defines window.posencLongContextMath; from
- * Node, require() returns the same object, and tests/test_long_context_math.py evaluates it
+ * Node, require() returns the same object, and tests/javascript/test_long_context_math.py evaluates it
  * over every setting the panel's controls allow and requires agreement with posenc to 1e-12.
  *
  * The formulas repeat posenc (conventions.py and long_context.py), operation for operation

@@ -7,8 +7,8 @@
  * table.
  *
  * Every number comes from long-context-math.js (window.posencLongContextMath), which
- * tests/test_long_context_math.py holds to posenc in Node; tests/test_long_context_panel.py and
- * tests/test_panels.py drive the panel in headless Chromium.
+ * tests/javascript/test_long_context_math.py holds to posenc in Node; tests/browser/test_long_context_panel.py and
+ * tests/browser/test_panels.py drive the panel in headless Chromium.
  * Without scripts the panel stays hidden (explainer.css) and the static figure above it stands.
  */
 (function () {

@@ -13,7 +13,7 @@
  *   build       optional: root -> draw(params), which builds the drawing once and redraws it
  *
  * Pages that use a panel name this file in their front matter (`scripts:`) before the panel's
- * own script. tests/test_panels.py moves every control of every registered panel in Chromium.
+ * own script. tests/browser/test_panels.py moves every control of every registered panel in Chromium.
  * No dependencies, no network.
  */
 (function () {

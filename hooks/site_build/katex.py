@@ -123,7 +123,7 @@ def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
 
 # Which of KaTeX's font faces a page's math draws in, read from the classes of KaTeX's HTML as
 # katex.min.css assigns the faces: a face is needed when some element has every class of one of
-# its entries (a formula's root, class "katex", is in KaTeX_Main). tests/test_site_browser.py
+# its entries (a formula's root, class "katex", is in KaTeX_Main). tests/browser/test_site_browser.py
 # holds this to the faces Chromium loads for a page laid out in full.
 FACE_CLASSES: dict[str, tuple[frozenset[str], ...]] = {
     face: tuple(frozenset(entry.split()) for entry in entries)

@@ -1,0 +1,129 @@
+"""`make bench`: print build and render timings as figures (no pass/fail: machines are noisy).
+
+Measured in one run so ratios compare like with like:
+  * a clean build split by step (figures, derivations, site), the virtual environment excluded;
+  * a no-op `make`, and a `make` after touching one figure script (which figures re-render);
+  * each figure's own draw time, and the clean render set against the floor
+    (one Matplotlib import + the sum of the draw times);
+  * the derivation registry's total proof time;
+  * the explainer's input-to-readout time per slider, measured in headless Chromium;
+  * the test suite's time from start to end and its slowest files and tests, from the JUnit report
+    of the last `make test` (each test's time includes setting up what it is the first to use on its
+    worker: the browser, the page visits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ElementTree
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PY = ROOT / ".venv" / "bin" / "python"
+PROGRESS = re.compile(r"^\[(\d+)/(\d+)\] (\S+)\s+([0-9.]+) s$", re.M)
+
+
+def run(*command: str) -> tuple[float, str]:
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode:
+        sys.exit(f"benchmark step failed: {' '.join(command)}\n{result.stdout}\n{result.stderr}")
+    return elapsed, result.stdout
+
+
+def make(*targets: str) -> tuple[float, str]:
+    return run("make", "--no-print-directory", *targets)
+
+
+def matplotlib_import_seconds() -> float:
+    bare, _ = run(str(PY), "-c", "pass")
+    with_mpl, _ = run(str(PY), "-c", "import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot")
+    return with_mpl - bare
+
+
+def print_test_report(report: pathlib.Path, slowest: int = 15) -> None:
+    """The suite's time by test file and its slowest tests, from a pytest JUnit XML report."""
+    if not report.is_file():
+        print(f"\ntest suite: no report at {report} (`make test` writes it)")
+        return
+    tree = ElementTree.parse(report)
+    cases = [(case.get("classname", ""), case.get("name", ""), float(case.get("time", 0)))
+             for case in tree.iter("testcase")]
+    by_file: collections.Counter[str] = collections.Counter()
+    for classname, _, seconds in cases:
+        by_file[classname] += seconds
+    total = sum(by_file.values())
+    # The run's own time: with the tests in several workers it is less than the sum of their times.
+    wall = sum(float(suite.get("time", 0)) for suite in tree.iter("testsuite"))
+    print(f"\ntest suite: {len(cases)} tests, {wall:.1f} s from start to end, {total:.1f} s in tests "
+          f"(added up over the workers; last `make test`, {report})")
+    for classname, seconds in by_file.most_common(12):
+        print(f"  {classname:<44} {seconds:7.1f}  {100 * seconds / total:4.1f} %")
+    print(f"slowest {slowest} tests (setup included)")
+    for classname, name, seconds in sorted(cases, key=lambda case: -case[2])[:slowest]:
+        print(f"  {seconds:7.1f}  {classname}::{name}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--test-report", type=pathlib.Path, default=ROOT / "build" / "test-report.xml",
+                        help="the JUnit XML report `make test` writes")
+    args = parser.parse_args()
+    print("posenc benchmark (seconds unless stated; 2-core machine, one run)")
+    print_test_report(args.test_report)  # first: the clean build below removes build/, the report with it
+    print()
+
+    # Clean build by step: remove what make generates, except the venv and node_modules.
+    for path in (ROOT / "docs" / "figures", ROOT / "build", ROOT / "site"):
+        shutil.rmtree(path, ignore_errors=True)
+    figures_seconds, figures_out = make("figures")
+    verify_seconds, verify_out = make("verify")
+    site_seconds, _ = make("site")
+    print("clean build, by step")
+    print(f"  figures            {figures_seconds:7.2f}")
+    print(f"  derivations        {verify_seconds:7.2f}")
+    print(f"  site (mkdocs)      {site_seconds:7.2f}")
+    print(f"  total              {figures_seconds + verify_seconds + site_seconds:7.2f}")
+
+    draws = {name: float(seconds) for _, _, name, seconds in PROGRESS.findall(figures_out)}
+    import_seconds = matplotlib_import_seconds()
+    floor = import_seconds + sum(draws.values())
+    print(f"\nfigures: {len(draws)} rendered in one process")
+    for name, seconds in sorted(draws.items(), key=lambda item: -item[1]):
+        print(f"  {name:<28} {seconds:6.2f}")
+    print(f"  matplotlib import  {import_seconds:7.2f}")
+    print(f"  floor (import + draws) {floor:6.2f}; clean figure step {figures_seconds:.2f} "
+          f"= {figures_seconds / floor:.2f}x the floor (target <= 1.5x)")
+
+    total_match = re.search(r"proved in ([0-9.]+) s", verify_out)
+    print(f"\nderivations: registry proved in {total_match[1] if total_match else '?'} s (target < 10 s)")
+
+    noop_seconds, noop_out = make()
+    print(f"\nno-op make          {noop_seconds:7.2f}  (target < 1 s; rendered "
+          f"{len(PROGRESS.findall(noop_out))} figures)")
+
+    script = sorted((ROOT / "figures_src").glob("*.py"))[0]
+    time.sleep(0.05)
+    os.utime(script)
+    edit_seconds, edit_out = make()
+    rerendered = [name for _, _, name, _ in PROGRESS.findall(edit_out)]
+    print(f"touch {script.name}: make {edit_seconds:.2f} s, re-rendered {rerendered} "
+          f"(target: that figure alone)")
+
+    # The browser test measures and prints it (it asserts no time: the machine is shared).
+    _, explainer_out = run(str(PY), "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
+                           "tests/browser/test_explainer.py", "-k", "input_to_readout_time or own_assets")
+    print()
+    print("\n".join(line for line in explainer_out.splitlines() if line.startswith(("explainer:", "  "))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+"""Every interactive panel, through the one panel module (``docs/javascripts/panels.js``).
+
+A panel is a template ``docs/panels/NAME.html`` that a page shows with ``{{ panel: NAME }}``
+and a script that registers ``NAME``. These tests hold every panel to that: each template is
+shown by a page and registered there; in Chromium every control of every panel moves from the
+keyboard and the pointer, and after each move the readouts, the texts and the slider values are
+what the registration computes for the controls' values, with no console error; the controls
+are labelled, grouped and focusable and the readouts announced; and the numbers the built page
+shows before any script runs are the ones the script writes. What the numbers should be is
+``test_explainer_math.py``'s and ``test_long_context_math.py``'s concern.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+from support.browser import new_context, open_page_with_errors
+from site_build import panels
+from support.explainer import Controls
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PANEL_ATTRIBUTE = re.compile(r'data-panel="([a-z0-9-]+)"')
+
+
+def page_panels(site_dir: pathlib.Path) -> dict[str, list[str]]:
+    """Built page path -> the panels it shows, in page order."""
+    found = {}
+    for path in sorted(site_dir.rglob("index.html")):
+        names = PANEL_ATTRIBUTE.findall(path.read_text(encoding="utf-8"))
+        if names:
+            found["/".join(("", *path.parent.relative_to(site_dir).parts, ""))] = names
+    return found
+
+
+def controls(name: str) -> dict:
+    """Panel ``name``'s controls as its template writes them (sliders, choices, starting values)."""
+    parser = Controls()
+    parser.feed(panels.panel_template(name))
+    return parser.steps[name]
+
+
+def test_every_template_is_shown_by_a_page_and_built_from_its_markers(site_dir):
+    shown = page_panels(site_dir)
+    built = sorted(name for names in shown.values() for name in names)
+    assert built == panels.panel_names(), "each template is shown once, and only templates are shown"
+    for page, names in shown.items():
+        source = ROOT / "docs" / (page.strip("/") + ".md")
+        assert panels.panels_of(source.read_text(encoding="utf-8")) == names, page
+    # Templates are page input, not files of the site.
+    assert not (site_dir / "panels").exists()
+
+
+# The panel as the page holds it, and as its registration computes it for those control values.
+READ_PANEL = """root => {
+  const panel = window.posencPanels.get(root.dataset.panel);
+  const params = window.posencPanels.readParams(root);
+  const read = (attribute) => Object.fromEntries(Array.from(root.querySelectorAll(`[${attribute}]`),
+    (node) => [node.getAttribute(attribute), node.textContent]));
+  const described = panel.valueTexts ? panel.valueTexts(params) : {};
+  const sliders = Array.from(root.querySelectorAll('input[data-param]'), (input) => ({
+    param: input.dataset.param, valuetext: input.getAttribute('aria-valuetext'),
+    shown: Array.from(root.querySelectorAll(`[data-value-of="${input.dataset.param}"]`), (n) => n.textContent),
+  }));
+  const expected = panel.readouts(params);
+  const expectedTexts = panel.texts ? panel.texts(params) : {};
+  return {
+    params, readouts: read('data-readout'), texts: read('data-text'), sliders,
+    expected: Object.fromEntries(Object.keys(read('data-readout')).map((k) => [k, expected[k]])),
+    expectedTexts: Object.fromEntries(Object.keys(read('data-text')).map((k) => [k, expectedTexts[k]])),
+    described: Object.fromEntries(sliders.map((s) => [s.param, s.param in described ? described[s.param] : null])),
+    pressed: Array.from(root.querySelectorAll('button[data-param]'),
+      (b) => [b.dataset.value, b.getAttribute('aria-pressed')]),
+  };
+}"""
+
+
+def check(page, name: str) -> dict:
+    """The panel's readouts, texts and slider texts are its registration's, for the values it holds."""
+    state = page.locator(f'[data-panel="{name}"]').evaluate(READ_PANEL)
+    where = (name, state["params"])
+    assert state["readouts"] == state["expected"], where
+    assert state["texts"] == state["expectedTexts"], where
+    for slider in state["sliders"]:
+        text = state["described"][slider["param"]]
+        assert slider["valuetext"] == text, where  # none where the bare number says it all
+        assert slider["shown"] == [text if text is not None else str(state["params"][slider["param"]])], where
+    for param, values in controls(name)["choices"].items():
+        assert [value for value, pressed in state["pressed"] if pressed == "true"] == [state["params"][param]], where
+        assert {value for value, _ in state["pressed"]} >= set(values), where
+    return state
+
+
+def wait_until_live(page):
+    page.wait_for_function("() => document.querySelectorAll('[data-panel]').length > 0 && "
+                           "document.querySelectorAll('[data-panel]:not([data-live])').length === 0")
+
+
+@pytest.mark.browser
+def test_every_control_of_every_panel_updates_its_readouts(context, base_url, site_dir):
+    registered = set()
+    for path, names in page_panels(site_dir).items():
+        page, errors = open_page_with_errors(context, base_url + path, wait_until_live)
+        registered |= set(page.evaluate("() => window.posencPanels.registered()"))
+        for name in names:
+            spec = controls(name)
+            root = page.locator(f'[data-panel="{name}"]')
+            assert check(page, name)["params"] == spec["initial"], name
+            for param, (low, high, size, _) in spec["sliders"].items():
+                control = root.locator(f'input[data-param="{param}"]')
+                control.scroll_into_view_if_needed()
+                seen = []
+                control.focus()
+                moves = (("Home", low), ("ArrowRight", low + size), ("End", high), ("ArrowLeft", high - size))
+                for key, target in moves:
+                    page.keyboard.press(key)
+                    state = check(page, name)
+                    assert state["params"][param] == target, (name, param, key)
+                    seen.append(state["readouts"])
+                # A click at the middle of the track.
+                box = control.bounding_box()
+                page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+                middle = check(page, name)["params"][param]
+                assert abs(middle - (low + high) / 2) <= 0.15 * (high - low) + size, (name, param, middle)
+                assert len({repr(readouts) for readouts in seen}) > 1, f"{name}: {param} moves no readout"
+            for param, values in spec["choices"].items():
+                seen = []
+                for value in (*values[1:], values[0]):
+                    root.locator(f'button[data-param="{param}"][data-value="{value}"]').click()
+                    state = check(page, name)
+                    assert state["params"][param] == value, (name, param)
+                    seen.append(state["readouts"])
+                # And from the keyboard.
+                root.locator(f'button[data-param="{param}"][data-value="{values[-1]}"]').focus()
+                page.keyboard.press("Enter")
+                assert check(page, name)["params"][param] == values[-1], (name, param)
+                assert len({repr(readouts) for readouts in seen}) > 1, f"{name}: {param} moves no readout"
+        assert not errors, (path, errors)
+        page.close()
+    assert registered == set(panels.panel_names()), "every template has a registration, and no more"
+
+
+ACCESSIBILITY = """root => ({
+  title: (() => {
+    const t = document.getElementById(root.getAttribute('aria-labelledby'));
+    return root.getAttribute('role') === 'group' && t && root.contains(t) ? t.textContent.trim() : '';
+  })(),
+  sliders: Array.from(root.querySelectorAll('input[data-param]'), (input) => ({
+    param: input.dataset.param, type: input.type, disabled: input.disabled, labels: input.labels.length,
+    text: input.labels.length ? Array.from(input.labels[0].childNodes)
+      .filter((n) => !(n.nodeType === 1 && n.getAttribute('aria-hidden') === 'true'))
+      .map((n) => n.textContent).join('').trim() : '',
+  })),
+  buttons: Array.from(root.querySelectorAll('button[data-param]'), (b) => {
+    const group = b.closest('[role=group]');
+    const label = group && document.getElementById(group.getAttribute('aria-labelledby'));
+    return { value: b.dataset.value, type: b.type, disabled: b.disabled, pressed: b.getAttribute('aria-pressed'),
+             group: group !== root && label !== null && label.textContent.trim() !== '' };
+  }),
+  readouts: Array.from(root.querySelectorAll('[data-readout]'), (node) => {
+    const live = node.closest('[aria-live]');
+    return live !== null && root.contains(live) && live.getAttribute('aria-live') === 'polite';
+  }),
+})"""
+
+
+@pytest.mark.browser
+def test_every_panel_is_labelled_announced_and_focusable(browser, base_url, site_dir):
+    context = new_context(browser)
+    for path, names in page_panels(site_dir).items():
+        page, errors = open_page_with_errors(context, base_url + path, wait_until_live)
+        for name in names:
+            report = page.locator(f'[data-panel="{name}"]').evaluate(ACCESSIBILITY)
+            assert report["title"], f"{name}: a group named by a title inside it"
+            for slider in report["sliders"]:
+                assert slider["type"] == "range" and not slider["disabled"], (name, slider)
+                assert slider["labels"] == 1 and slider["text"], (name, slider)
+            for button in report["buttons"]:
+                assert button["type"] == "button" and not button["disabled"], (name, button)
+                assert button["pressed"] in ("true", "false") and button["group"], (name, button)
+            assert report["readouts"] and all(report["readouts"]), f"{name}: readouts in a polite live region"
+            # Keyboard focus is visible on every control.
+            for control in page.locator(f'[data-panel="{name}"] [data-param]').all():
+                control.focus()
+                outline = control.evaluate("c => ({ visible: c.matches(':focus-visible'),"
+                                           " style: getComputedStyle(c).outlineStyle,"
+                                           " width: parseFloat(getComputedStyle(c).outlineWidth) })")
+                assert outline["visible"] and outline["style"] != "none" and outline["width"] > 0, (name, outline)
+        assert not errors, (path, errors)
+        page.close()
+    context.close()
+
+
+READ_NUMBERS = """() => Object.fromEntries(Array.from(document.querySelectorAll('[data-panel]'), (root) => [
+  root.dataset.panel, Array.from(root.querySelectorAll('[data-readout], [data-text], [data-value-of]'),
+    (node) => node.textContent)]))"""
+
+
+@pytest.mark.browser
+def test_the_page_without_javascript_shows_the_numbers_the_script_writes(browser, base_url, site_dir):
+    """The starting numbers are computed by posenc at build time; the script must agree with them."""
+    shown = {}
+    for enabled in (True, False):
+        context = new_context(browser, java_script_enabled=enabled)
+        for path in page_panels(site_dir):
+            page = context.new_page()
+            page.goto(base_url + path, wait_until="load")
+            if enabled:
+                wait_until_live(page)
+            else:
+                assert page.locator("[data-panel] [data-param]:not([disabled])").count() == 0, path
+            shown[path, enabled] = page.evaluate(READ_NUMBERS)
+            page.close()
+        context.close()
+    for path in page_panels(site_dir):
+        assert shown[path, False] == shown[path, True], path

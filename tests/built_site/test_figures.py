@@ -1,0 +1,255 @@
+"""Every figure script: it runs, its output meets the quality bar, it is deterministic, it is used."""
+
+from __future__ import annotations
+
+import ast
+import json
+import pathlib
+import re
+import subprocess
+import xml.etree.ElementTree as ElementTree
+from html.parser import HTMLParser
+
+import pytest
+
+from posenc.site import plotting, render
+from posenc.site.figure_files import FIGURE_DIR
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCRIPTS = sorted((ROOT / "figures_src").glob("*.py"))
+FIGURE_MARKER = re.compile(r"\{\{\s*figure:\s*([\w-]+)\s*\}\}")
+MAX_BYTES = 150 * 1024
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def make_variable(name: str) -> str:
+    """The value of one of the Makefile's variables, as make reads it."""
+    shown = subprocess.run(
+        ["make", "--no-print-directory", "-s", "-C", str(ROOT), "--eval", f"show-variable: ; @echo $({name})",
+         "show-variable"], capture_output=True, text=True, check=True)
+    return shown.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path]:
+    """Two renders of every figure: the one `make` made (the figures the site shows, refused if
+    any is stale by make's own rule) and a fresh one into a new folder."""
+    built = ROOT / FIGURE_DIR
+    depends = [ROOT / name for name in make_variable("FIGURE_INPUTS").split() + [make_variable("VENV_STAMP")]]
+    stale = render.stale(SCRIPTS, built, depends)
+    if stale:
+        pytest.fail(f"figures older than their scripts or inputs: {[s.stem for s in stale]}; run `make`")
+    fresh = tmp_path_factory.mktemp("fresh")
+    assert render.render(SCRIPTS, fresh) == [], "a figure script failed (see the output above)"
+    return built, fresh
+
+
+def test_make_reads_the_figure_folder_that_python_defines():
+    """The Makefile reads FIGURE_DIR from posenc/site/figure_files.py with sed; both readings agree."""
+    assert make_variable("FIGURE_DIR") == FIGURE_DIR
+
+
+def test_there_are_figure_scripts():
+    assert len(SCRIPTS) >= 1
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_script_follows_the_conventions(script):
+    source = script.read_text()
+    tree = ast.parse(source)
+    docstring = ast.get_docstring(tree)
+    assert docstring and docstring.splitlines()[0].endswith("."), "docstring's first line is the title"
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert "main" in functions
+    assert "plt.show" not in source and "os.chdir" not in source and "os.environ" not in source
+    assert "from posenc.site import plotting" in source and "plotting.save(" in source
+    assert len(source.splitlines()) <= 120, "a figure script stays short; move shared code to posenc.site.plotting"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_output_is_small_described_and_deterministic(rendered, script):
+    first, second = rendered
+    svg = first / f"{script.stem}.svg"
+    assert svg.stat().st_size <= MAX_BYTES, f"{svg.name} is {svg.stat().st_size} bytes"
+    assert svg.read_bytes() == (second / svg.name).read_bytes(), "two renders differ"
+    meta = json.loads((first / f"{script.stem}.json").read_text())
+    assert meta["script"] == f"figures_src/{script.name}"
+    assert 200 <= meta["width"] <= 1400 and 100 <= meta["height"] <= 1400
+    assert len(meta["alt"].split()) >= 8, "alt text says what the figure shows"
+    assert meta["caption"] and meta["title"]
+
+
+def figure_uses() -> dict[str, list[str]]:
+    uses: dict[str, list[str]] = {}
+    for page in (ROOT / "docs").rglob("*.md"):
+        for name in FIGURE_MARKER.findall(page.read_text()):
+            uses.setdefault(name, []).append(str(page.relative_to(ROOT)))
+    return uses
+
+
+def test_every_figure_is_used_by_a_page():
+    unused = sorted({s.stem for s in SCRIPTS} - set(figure_uses()))
+    assert not unused, f"figures no page shows: {unused}"
+
+
+def test_every_figure_a_page_shows_has_a_script():
+    orphans = {name: pages for name, pages in figure_uses().items()
+               if not (ROOT / "figures_src" / f"{name}.py").is_file()}
+    assert not orphans, f"pages show figures that no script draws: {orphans}"
+
+
+def test_every_image_in_the_built_site_comes_from_a_script(site_dir):
+    """Figures are inline SVG (checked below); any <img> a page still has must be a figure too."""
+    images = set()
+    for page in site_dir.rglob("*.html"):
+        for src in re.findall(r'<img [^>]*src="([^"]+)"', page.read_text()):
+            images.add((page.parent / src).resolve())
+    for image in images:
+        where = image.relative_to(site_dir.resolve())
+        assert where.parent == pathlib.Path("figures") and where.suffix == ".svg", \
+            f"image outside the figure pipeline: {where}"
+        assert (ROOT / "figures_src" / f"{where.stem}.py").is_file(), f"no script draws {where}"
+
+
+# One colour per concept: scripts name concepts, posenc.site.plotting.colour_of gives their colours.
+COLOUR_KEYWORDS = {"color", "colors", "c", "facecolor", "edgecolor", "markerfacecolor", "markeredgecolor"}
+# Marks drawn on a heatmap's cells ("white") and "no fill" name no concept; black is the foreground.
+PLAIN_COLOURS = {"white", "none"}
+NAMED_COLOUR_CONSTANTS = {"BLUE", "VERMILLION", "GREEN", "PURPLE", "ORANGE", "SKY", "GREY", "SINE", "COSINE"}
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_script_takes_its_colours_from_the_concept_mapping(script):
+    """No colour literal and no named palette constant: every data colour is a colour_of(...)."""
+    tree = ast.parse(script.read_text())
+    problems = []
+    for node in ast.walk(tree):
+        is_text = isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if is_text and re.search(r"#[0-9a-fA-F]{3,8}\b", node.value):
+            problems.append(f"line {node.lineno}: colour literal {node.value!r}")
+        if isinstance(node, ast.Attribute) and node.attr in NAMED_COLOUR_CONSTANTS:
+            problems.append(f"line {node.lineno}: plotting.{node.attr} instead of plotting.colour_of(...)")
+        pairs = []
+        if isinstance(node, ast.keyword):
+            pairs.append((node.arg, node.value))
+        if isinstance(node, ast.Dict):
+            pairs += [(k.value, v) for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)]
+        for name, value in pairs:
+            if name in COLOUR_KEYWORDS and isinstance(value, ast.Constant) and value.value not in PLAIN_COLOURS:
+                problems.append(f"line {value.lineno}: {name}={value.value!r}")
+    assert not problems, f"{script.name} picks colours itself: {problems}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_script_text_is_at_least_the_tick_size(script):
+    """A hard-coded font size is never below the style's tick labels."""
+    import matplotlib
+
+    style = ROOT / "posenc" / "site" / "posenc.mplstyle"
+    smallest = matplotlib.rc_params_from_file(str(style), use_default_template=True)
+    smallest = min(float(smallest["xtick.labelsize"]), float(smallest["ytick.labelsize"]))
+    small = [(node.lineno, node.value.value) for node in ast.walk(ast.parse(script.read_text()))
+             if isinstance(node, ast.keyword) and node.arg in {"fontsize", "title_fontsize", "size"}
+             and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float))
+             and node.value.value < smallest]
+    assert not small, f"{script.name}: font sizes below {smallest} (line, size): {small}"
+
+
+def test_every_width_has_one_colour_in_every_figure(monkeypatch, tmp_path):
+    """Each drawn series labelled "d = N" (lines, tick rows) has colour_of(width=N), in every figure."""
+    import runpy
+
+    import matplotlib.colors
+
+    from posenc.site import plotting
+
+    figures = []
+    monkeypatch.setattr(plotting, "save", figures.append)  # keep the figure instead of writing it
+    seen: dict[int, set[tuple[str, str]]] = {}
+    for script in SCRIPTS:
+        namespace = runpy.run_path(str(script))  # defines main() without running it
+        with plotting.rendering(script, namespace, tmp_path):
+            namespace["main"]()
+        figure = figures.pop()
+        for artist in figure.findobj(
+            lambda a: re.match(r"d = \d+\b", str(a.get_label()) if hasattr(a, "get_label") else "")
+        ):
+            if not hasattr(artist, "get_color"):
+                continue
+            width = int(re.match(r"d = (\d+)", artist.get_label()).group(1))
+            colours = artist.get_color()
+            colour = matplotlib.colors.to_hex(colours[0] if getattr(colours, "ndim", 1) == 2 else colours)
+            seen.setdefault(width, set()).add((script.stem, colour))
+        plotting.plt.close(figure)
+    assert {8, 20, 50, 128, 512} <= set(seen), f"widths drawn with a label: {sorted(seen)}"
+    for width, uses in seen.items():
+        wanted = matplotlib.colors.to_hex(plotting.colour_of(width=width))
+        wrong = sorted(use for use in uses if use[1] != wanted)
+        assert not wrong, f"d = {width} should be {wanted} everywhere; differs in {wrong}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_output_is_drawn_for_the_page(rendered, script):
+    """Text is text in the site's typeface, black and white are the page's colours, ids are the figure's own."""
+    text = (rendered[0] / f"{script.stem}.svg").read_text()
+    root = ElementTree.fromstring(text)
+    assert root.get("font-family") == plotting.SITE_FONT and root.get("fill") == "currentColor"
+    assert any(element.tag == f"{SVG}text" and "".join(element.itertext()).strip() for element in root.iter())
+    assert "font-family:" not in text and 'id="DejaVu' not in text, "no other typeface, no glyphs as paths"
+    literal = {e for g in root.iter() if g.get("class") == plotting.LITERAL for e in g.iter()}
+    for element in set(root.iter()) - literal:
+        style = element.get("style", "")
+        assert not re.search(r"(fill|stroke): (#000000|#ffffff)", style), f"a literal black or white: {style}"
+    ids = [element.get("id") for element in root.iter() if element.get("id")]
+    assert len(ids) == len(set(ids)) and all(i.startswith(f"fig-{script.stem}-") for i in ids)
+    assert set(re.findall(r'(?:url\(#|href="#)([^)"]+)', text)) <= set(ids), "every reference finds its target"
+
+
+class PageIds(HTMLParser):
+    """Every id of an HTML page, those inside figures' SVGs apart, and the figures shown."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids: list[str] = []
+        self.figure_ids: list[str] = []
+        self.figures: list[str] = []
+        self._figure: str | None = None
+        self._svg_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "figure" and "posenc-figure" in (attributes.get("class") or "").split():
+            self._figure = attributes["id"].removeprefix("fig-")
+        elif tag == "svg" and self._figure and not self._svg_depth:
+            self.figures.append(self._figure)
+            self._svg_depth = 1
+        elif self._svg_depth and tag in ("svg", "g", "defs", "pattern", "clippath", "text"):
+            self._svg_depth += 1  # the SVG elements that enclose others
+        if "id" in attributes:
+            (self.figure_ids if self._svg_depth else self.ids).append(attributes["id"])
+
+    def handle_endtag(self, tag):
+        if self._svg_depth and tag in ("svg", "g", "defs", "pattern", "clippath", "text"):
+            self._svg_depth -= 1
+            if not self._svg_depth:
+                self._figure = None
+
+
+def test_every_figure_in_the_built_site_is_its_svg_inline_and_ids_are_unique(site_dir):
+    shown, figure_ids = set(), []
+    for page in sorted(site_dir.rglob("*.html")):
+        html = page.read_text()
+        parser = PageIds()
+        parser.feed(html)
+        ids = parser.figure_ids
+        clashes = sorted({i for i in ids if ids.count(i) > 1} | (set(ids) & set(parser.ids)))
+        assert not clashes, f"{page.relative_to(site_dir)}: figure ids used twice: {clashes[:5]}"
+        assert len(parser.figures) == len(set(parser.figures)), f"{page}: a figure shown twice"
+        for name in parser.figures:
+            svg = (ROOT / FIGURE_DIR / f"{name}.svg").read_text().strip()
+            assert "<svg data-search-exclude " + svg.removeprefix("<svg ") in html, f"{name} on {page}"
+            shown.add(name)
+        assert not re.search(r'<img [^>]*src="[^"]*figures/', html), f"{page}: a figure as an <img>, not inline"
+        figure_ids += ids
+    assert shown == {script.stem for script in SCRIPTS}, "every figure is on a page, inline"
+    assert figure_ids, "the figures' ids were seen (clip paths, tick marks)"

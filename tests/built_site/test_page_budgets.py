@@ -50,7 +50,7 @@ BUDGETS = {
     # The docstrings' examples are highlighted code blocks (hooks/site_build/docstring_markdown.py): their
     # Pygments tokens took the page from 3,300 elements to 4,064.
     "/api/": Budget(elements=4_500, bytes=540_000, scripts=9),
-    # The source pages grew with the argument checks of issue 30 (hostile input): encodings 2,040
+    # The source pages grew with the argument checks against hostile input: encodings 2,040
     # elements, long_context 3,238, relative 6,403 and 551,683 bytes (its blocked gathers and stable forms).
     "/api/source/encodings/": Budget(elements=2_250, bytes=450_000, scripts=9),
     "/api/source/long_context/": Budget(elements=3_600, bytes=490_000, scripts=9),

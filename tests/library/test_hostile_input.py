@@ -1,4 +1,4 @@
-"""Every public function of posenc against a hostile caller (issue 30).
+"""Every public function of posenc against a hostile caller.
 
 The promise: for any argument, a call either returns a finite, accurate result or raises
 ValueError or TypeError whose message names the argument, within a second and without
@@ -9,7 +9,7 @@ OverflowError or IndexError from inside NumPy.
 time with hostile values (wrong types, ragged lists, object arrays, huge Python integers,
 extreme floats, NaN and infinity, read-only and strided arrays) and check the outcome; values
 that mean the same numbers (a read-only or strided copy, a nested list, an object array of small
-integers) must give the baseline's result. Then come the cases of the issue one by one, the
+integers) must give the baseline's result. Then come known hostile cases one by one, the
 stable forms against their exact values, and the memory and time of the functions whose
 intermediates used to outgrow their results.
 """
@@ -442,7 +442,7 @@ def test_any_size_of_array_is_refused_by_name_or_gives_a_finite_result(data, cal
 
 
 # ---------------------------------------------------------------------------------------
-# The issue's cases, one by one
+# Known hostile cases, one by one
 
 BEYOND = "must be <= 9007199254740991"
 

@@ -28,11 +28,12 @@ def main():
     assert all(np.allclose(inputs[b] - embeddings[b], table) for b in range(BATCH))
 
     limit = float(np.abs(inputs).max())
-    fig, axes = plotting.new_figure(aspect=0.62, nrows=BATCH, ncols=5,
-                                    gridspec_kw={"width_ratios": [4, 1, 4, 1, 4]})
-    titles = (f"token embeddings\n[batch, seq_len, hidden] = [{BATCH}, {SEQ_LEN}, {HIDDEN}]",
-              f"positional encoding\n[seq_len, hidden] = [{SEQ_LEN}, {HIDDEN}]",
-              f"transformer input\n[batch, seq_len, hidden] = [{BATCH}, {SEQ_LEN}, {HIDDEN}]")
+    fig, axes = plotting.new_figure(aspect=0.62, nrows=BATCH, ncols=5, gridspec_kw={"width_ratios": [4, 1, 4, 1, 4]})
+    titles = (
+        f"token embeddings\n[batch, seq_len, hidden] = [{BATCH}, {SEQ_LEN}, {HIDDEN}]",
+        f"positional encoding\n[seq_len, hidden] = [{SEQ_LEN}, {HIDDEN}]",
+        f"transformer input\n[batch, seq_len, hidden] = [{BATCH}, {SEQ_LEN}, {HIDDEN}]",
+    )
     for b in range(BATCH):
         row = axes[b]
         for ax, values, title in zip(row[0::2], (embeddings[b], table, inputs[b]), titles):

@@ -33,8 +33,7 @@ def main():
     assert np.allclose(bias[:, i >= j], -slopes8[:, None] * (i - j)[i >= j])  # constant along diagonals
     assert bias[0][i >= j].min() == -3.5 and round(bias[-1][i >= j].min(), 3) == -0.027
 
-    fig, axes = plotting.new_figure(aspect=0.62, nrows=2, ncols=len(SHOWN),
-                                    gridspec_kw={"height_ratios": [1.1, 1]})
+    fig, axes = plotting.new_figure(aspect=0.62, nrows=2, ncols=len(SHOWN), gridspec_kw={"height_ratios": [1.1, 1]})
     low = float(bias[0][i >= j].min())
     for ax, head in zip(axes[0], SHOWN):
         shown = np.where(i >= j, bias[head - 1], np.nan)  # masked cells are left blank
@@ -52,11 +51,19 @@ def main():
 
     slopes_ax = plotting.span_axes(axes[1])  # the bottom row becomes one wide slope plot
     slopes_ax.plot(np.arange(1, 9), slopes8, "o", color=plotting.colour_of(series=0), markersize=7, label="8 heads")
-    slopes_ax.plot(np.arange(1, 13), slopes12, "x", color=plotting.colour_of(series=1), markersize=7,
-                   markeredgewidth=1.8, label="12 heads")
+    slopes_ax.plot(
+        np.arange(1, 13),
+        slopes12,
+        "x",
+        color=plotting.colour_of(series=1),
+        markersize=7,
+        markeredgewidth=1.8,
+        label="12 heads",
+    )
     for h, slope in enumerate(slopes12[8:], start=9):
-        slopes_ax.annotate(f"{slope:.3f}", (h, slope), xytext=(7, 0), textcoords="offset points",
-                           va="center", fontsize=9)
+        slopes_ax.annotate(
+            f"{slope:.3f}", (h, slope), xytext=(7, 0), textcoords="offset points", va="center", fontsize=9
+        )
     slopes_ax.set_yscale("log", base=2)
     slopes_ax.set_xticks(range(1, 13))
     slopes_ax.set_xlim(0.5, 13.2)

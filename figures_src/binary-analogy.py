@@ -44,16 +44,15 @@ def main():
     fig, (left, right) = plotting.new_figure(aspect=0.5, ncols=2, width_ratios=(4, 8.5))
     image = plotting.heatmap(left, bits, signed=False, extent=(-0.5, 3.5, POSITIONS - 0.5, -0.5))
     plotting.annotate_cells(left, image, bits, fmt="{:.0f}", fontsize=9)
-    left.set(xticks=range(4), yticks=ids[::5], xlabel="bit b (lowest first)", ylabel="position t",
-             title="binary")
+    left.set(xticks=range(4), yticks=ids[::5], xlabel="bit b (lowest first)", ylabel="position t", title="binary")
     top = left.secondary_xaxis("top")
     top.set_xticks(range(4), [f"{2 ** (b + 1)}" for b in range(4)], fontsize=9)
     top.set_xlabel("period (positions)", fontsize=9)
 
-    plotting.heatmap(right, table, colorbar_label="value",
-                     extent=(-0.5, WIDTH - 0.5, POSITIONS - 0.5, -0.5))
-    right.set(xticks=range(WIDTH), yticks=ids[::5], xlabel="channel i (even: sin, odd: cos)",
-              title=f"sinusoidal, d = {WIDTH}")
+    plotting.heatmap(right, table, colorbar_label="value", extent=(-0.5, WIDTH - 0.5, POSITIONS - 0.5, -0.5))
+    right.set(
+        xticks=range(WIDTH), yticks=ids[::5], xlabel="channel i (even: sin, odd: cos)", title=f"sinusoidal, d = {WIDTH}"
+    )
     top = right.secondary_xaxis("top")
     top.set_xticks(np.arange(0.5, WIDTH, 2), [short(x) for x in wavelengths], fontsize=9)
     top.set_xlabel("pair wavelength (positions)", fontsize=9)

@@ -20,8 +20,16 @@ ALT = (
 )
 WIDTHS = (20, 50)
 CHANNELS = (0, 6, 12, 18)
-STATED = {(0, 20): "6.3", (0, 50): "6.3", (6, 20): "99.6", (6, 50): "19.0",
-          (12, 20): "1578", (12, 50): "57.3", (18, 20): "25014", (18, 50): "173.1"}
+STATED = {
+    (0, 20): "6.3",
+    (0, 50): "6.3",
+    (6, 20): "99.6",
+    (6, 50): "19.0",
+    (12, 20): "1578",
+    (12, 50): "57.3",
+    (18, 20): "25014",
+    (18, 50): "173.1",
+}
 
 
 def wavelength_text(value):
@@ -37,16 +45,14 @@ def main():
         lam = posenc.wavelengths(w)[i // 2]
         assert np.isclose(lam, 2 * np.pi * 10000 ** (i / w)) and wavelength_text(lam) == text
 
-    fig, axes = plotting.new_figure(aspect=0.62, nrows=len(CHANNELS), ncols=len(WIDTHS),
-                                    sharex=True, sharey=True)
+    fig, axes = plotting.new_figure(aspect=0.62, nrows=len(CHANNELS), ncols=len(WIDTHS), sharex=True, sharey=True)
     for row, i in enumerate(CHANNELS):
         for col, w in enumerate(WIDTHS):
             ax = axes[row, col]
             ax.axhline(0, color=plotting.colour_of(reference=True), linewidth=0.5)
             ax.plot(ids, tables[w][:, i], color=plotting.colour_of(width=w), linewidth=1.3, label=f"d = {w}")
             # Above the curves' crest (the y limit leaves a band there), so nothing runs under it.
-            ax.text(0.99, 0.98, f"λ = {STATED[i, w]}", transform=ax.transAxes, ha="right", va="top",
-                    fontsize=9)
+            ax.text(0.99, 0.98, f"λ = {STATED[i, w]}", transform=ax.transAxes, ha="right", va="top", fontsize=9)
         axes[row, 0].set_ylabel(f"i = {i}", rotation=0, ha="right", va="center")
     for col, w in enumerate(WIDTHS):
         axes[0, col].set_title(f"d = {w}")

@@ -33,9 +33,13 @@ def main():
 
     fig, ax = plotting.new_figure(aspect=0.42)
     rows = np.arange(len(WIDTHS))[::-1]  # d = 8 on top
-    ticks = ax.eventplot([grids[w] for w in WIDTHS], lineoffsets=rows, linelengths=0.6,
-                         colors=[plotting.colour_of(width=w) for w in WIDTHS],
-                         linewidths=[1.6, 1.4, 1.2, 0.9, 0.6])
+    ticks = ax.eventplot(
+        [grids[w] for w in WIDTHS],
+        lineoffsets=rows,
+        linelengths=0.6,
+        colors=[plotting.colour_of(width=w) for w in WIDTHS],
+        linewidths=[1.6, 1.4, 1.2, 0.9, 0.6],
+    )
     for collection, w in zip(ticks, WIDTHS):
         collection.set_label(f"d = {w}")
     ax.axvline(1e-4, color=plotting.colour_of(reference=True), linewidth=0.8, linestyle="--")

@@ -20,8 +20,12 @@ ALT = (
 )
 STARTS = (0, 7, 100, 1000)
 OFFSETS = np.arange(31)
-STYLES = ((plotting.colour_of(series=0), "o", 7.5), (plotting.colour_of(series=1), "D", 5),
-          (plotting.colour_of(series=2), "s", 3.2), (plotting.colour_of(series=3), "o", 1.8))
+STYLES = (
+    (plotting.colour_of(series=0), "o", 7.5),
+    (plotting.colour_of(series=1), "D", 5),
+    (plotting.colour_of(series=2), "s", 3.2),
+    (plotting.colour_of(series=3), "o", 1.8),
+)
 
 
 def distances(width):
@@ -45,12 +49,27 @@ def main():
         stated = {8: {3: 4.07, 6: 0.43}, 128: {5: 33.6, 30: 55.5}}[width]  # the numbers in ALT
         assert all(round(curve[k], 2 if width == 8 else 1) == v for k, v in stated.items())
         smooth = np.linspace(0, OFFSETS[-1], 601)
-        ax.plot(smooth, posenc.squared_distance(smooth, width), color=plotting.colour_of(reference=True),
-                linewidth=2.5, alpha=0.25, label="d - 2K(Δ)")
+        ax.plot(
+            smooth,
+            posenc.squared_distance(smooth, width),
+            color=plotting.colour_of(reference=True),
+            linewidth=2.5,
+            alpha=0.25,
+            label="d - 2K(Δ)",
+        )
         for t, row, (colour, marker, size) in zip(STARTS, rows, STYLES):
             filled = colour if size < 3 else "none"
-            ax.plot(OFFSETS, row, linestyle="none", marker=marker, markersize=size, color=colour,
-                    markerfacecolor=filled, markeredgewidth=0.9, label=f"t = {t}")
+            ax.plot(
+                OFFSETS,
+                row,
+                linestyle="none",
+                marker=marker,
+                markersize=size,
+                color=colour,
+                markerfacecolor=filled,
+                markeredgewidth=0.9,
+                label=f"t = {t}",
+            )
         ax.set(xlabel="offset Δ (positions)", ylabel="|P(t) - P(t + Δ)|²", title=f"d = {width}")
     axes[0].legend(loc="upper right", ncols=2, bbox_to_anchor=(1.0, 1.02))
     axes[0].set_ylim(0, 11)

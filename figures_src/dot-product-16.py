@@ -31,16 +31,17 @@ def main():
     assert round(dots.min(), 2) == 3.65
 
     fig, ax = plotting.new_figure(width=5.2, aspect=0.82)
-    plotting.heatmap(ax, dots, signed=False, colorbar_label="P(i) · P(j)",
-                     extent=(-0.5, LENGTH - 0.5, LENGTH - 0.5, -0.5))
+    plotting.heatmap(
+        ax, dots, signed=False, colorbar_label="P(i) · P(j)", extent=(-0.5, LENGTH - 0.5, LENGTH - 0.5, -0.5)
+    )
     d = SECOND - FIRST
     ax.plot([d, LENGTH - 1], [0, LENGTH - 1 - d], color="white", linestyle="--", linewidth=1)
     for row, col in ((FIRST, SECOND), (SECOND, FIRST)):
-        ax.add_patch(plotting.plt.Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False,
-                                            edgecolor="white", linewidth=1.8))
+        ax.add_patch(plotting.plt.Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor="white", linewidth=1.8))
     # The note sits above the map, not on it: text on the cells would fight their colours.
-    ax.set_title(f"boxed: P({FIRST}) · P({SECOND}) = {dots[FIRST, SECOND]:.2f}, as on the whole dashed diagonal",
-                 fontsize=10)
+    ax.set_title(
+        f"boxed: P({FIRST}) · P({SECOND}) = {dots[FIRST, SECOND]:.2f}, as on the whole dashed diagonal", fontsize=10
+    )
     ax.set_aspect("equal")
     ax.set_xticks(range(0, LENGTH, 2))
     ax.set_yticks(range(0, LENGTH, 2))

@@ -43,14 +43,32 @@ def main():
     left.set_title(f"P(t) · P(s) at d = {WIDTH}, t, s = 0..{POSITIONS - 1}")
 
     span = np.arange(-POSITIONS + 1, POSITIONS)
-    right.plot(span, posenc.kernel(span, WIDTH), color=plotting.colour_of(reference=True), linewidth=3, alpha=0.25,
-               label="K(s - t)")
+    right.plot(
+        span,
+        posenc.kernel(span, WIDTH),
+        color=plotting.colour_of(reference=True),
+        linewidth=3,
+        alpha=0.25,
+        label="K(s - t)",
+    )
     # Hollow markers of shrinking size, so that coinciding points stay visible.
-    styles = ((plotting.colour_of(series=0), "o", 7, "none"), (plotting.colour_of(series=1), "D", 4.5, "none"),
-              (plotting.colour_of(series=2), "o", 2.2, plotting.colour_of(series=2)))
+    styles = (
+        (plotting.colour_of(series=0), "o", 7, "none"),
+        (plotting.colour_of(series=1), "D", 4.5, "none"),
+        (plotting.colour_of(series=2), "o", 2.2, plotting.colour_of(series=2)),
+    )
     for row, (colour, marker, size, face) in zip(ROWS, styles):
-        right.plot(ids - row, dots[row], linestyle="none", marker=marker, markersize=size,
-                   color=colour, markerfacecolor=face, markeredgewidth=0.9, label=f"row t = {row}")
+        right.plot(
+            ids - row,
+            dots[row],
+            linestyle="none",
+            marker=marker,
+            markersize=size,
+            color=colour,
+            markerfacecolor=face,
+            markeredgewidth=0.9,
+            label=f"row t = {row}",
+        )
     right.set_xlabel("offset s - t (positions)")
     right.set_ylabel("P(t) · P(s)")
     right.set_title("rows against offset")

@@ -36,18 +36,27 @@ def main():
         r = channel // 2
         assert np.allclose(np.sin(omega[r] * ints), table[:, channel])  # the curve is the channel
         ax.plot(t, np.sin(omega[r] * t), color=plotting.colour_of(wave="sin"), linewidth=1.2)
-        ax.annotate("", xy=(wavelength[r], 1.3), xytext=(0, 1.3),
-                    arrowprops={"arrowstyle": "<->", "color": plotting.colour_of(reference=True),
-                                "shrinkA": 0, "shrinkB": 0})
+        ax.annotate(
+            "",
+            xy=(wavelength[r], 1.3),
+            xytext=(0, 1.3),
+            arrowprops={"arrowstyle": "<->", "color": plotting.colour_of(reference=True), "shrinkA": 0, "shrinkB": 0},
+        )
         # Beside a short arrow; above a long one, whose end leaves no room beside it.
         inside = wavelength[r] > LAST / 2
-        ax.text(wavelength[r] / 2 if inside else wavelength[r] + 2, 1.45 if inside else 1.3,
-                rf"$\lambda$ = {wavelength[r]:.1f}", ha="center" if inside else "left",
-                va="bottom" if inside else "center", fontsize=9)
+        ax.text(
+            wavelength[r] / 2 if inside else wavelength[r] + 2,
+            1.45 if inside else 1.3,
+            rf"$\lambda$ = {wavelength[r]:.1f}",
+            ha="center" if inside else "left",
+            va="bottom" if inside else "center",
+            fontsize=9,
+        )
         ax.set_ylim(-1.15, 2.3)
         ax.set_yticks([-1, 0, 1])
-        ax.set_ylabel(f"channel {channel}\n" + rf"$\omega$ = {omega[r]:.3g}", rotation=0,
-                      ha="right", va="center", fontsize=9)
+        ax.set_ylabel(
+            f"channel {channel}\n" + rf"$\omega$ = {omega[r]:.3g}", rotation=0, ha="right", va="center", fontsize=9
+        )
     axes[-1].set_xlim(0, LAST)
     axes[-1].set_xlabel("position t")
     axes[0].set_title(f"sin(t $\\omega_r$) at width {WIDTH}, channel 2r", fontsize=10)

@@ -32,8 +32,7 @@ def main():
     assert 2 * np.argmax(quiet) == 88 and quiet[44:].all()
 
     fig, ax = plotting.new_figure(aspect=0.52)
-    plotting.heatmap(ax, table, colorbar_label="value",
-                     extent=(-0.5, WIDTH - 0.5, POSITIONS - 0.5, -0.5))
+    plotting.heatmap(ax, table, colorbar_label="value", extent=(-0.5, WIDTH - 0.5, POSITIONS - 0.5, -0.5))
     ax.set_xticks(np.arange(0, WIDTH, 16))
     ax.set_yticks(np.arange(0, POSITIONS, 10))
     ax.set_xlabel("channel i (even: sin, odd: cos)")

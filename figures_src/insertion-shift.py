@@ -39,16 +39,30 @@ def main():
         for t, word in enumerate(words):
             new = y == 0.0 and word == INSERTED
             # Unfilled boxes: the words keep the text colour on either page background.
-            ax.text(t, y, word, ha="center", va="center", fontsize=11,
-                    bbox={"boxstyle": "round,pad=0.35", "facecolor": "none", "linewidth": 2 if new else 1.4,
-                          "edgecolor": plotting.colour_of(series=1 if new else 0)})
-            ax.text(t, y - 0.2, f"t = {t}", ha="center", va="top", fontsize=9,
-                    fontweight="bold" if new else "normal")
+            ax.text(
+                t,
+                y,
+                word,
+                ha="center",
+                va="center",
+                fontsize=11,
+                bbox={
+                    "boxstyle": "round,pad=0.35",
+                    "facecolor": "none",
+                    "linewidth": 2 if new else 1.4,
+                    "edgecolor": plotting.colour_of(series=1 if new else 0),
+                },
+            )
+            ax.text(t, y - 0.2, f"t = {t}", ha="center", va="top", fontsize=9, fontweight="bold" if new else "normal")
             if t > 0:  # the offset to the previous word, above the top row and below the bottom one
                 ax.text(t - 0.5, y + 0.22 if y else y - 0.45, "+1", ha="center", va="center", fontsize=9)
     for t in before.values():
-        ax.annotate("", xy=(t + 1, 0.2), xytext=(t, 0.66),
-                    arrowprops={"arrowstyle": "->", "color": plotting.colour_of(reference=True), "linewidth": 1})
+        ax.annotate(
+            "",
+            xy=(t + 1, 0.2),
+            xytext=(t, 0.66),
+            arrowprops={"arrowstyle": "->", "color": plotting.colour_of(reference=True), "linewidth": 1},
+        )
     ax.set_xlim(-0.8, len(after_words) - 0.4)
     ax.set_ylim(-0.6, 1.35)
     ax.set_yticks([1.0, 0.0], ["original", "one token\ninserted"])
@@ -56,8 +70,10 @@ def main():
     ax.set_xticks([])
     for side in ("left", "bottom"):
         ax.spines[side].set_visible(False)
-    ax.set_xlabel(f"neighbours stay +1 apart in both rows; at width {WIDTH}, "
-                  f"P(t)·P(t+1) = {posenc.kernel(1, WIDTH):.2f} for every t")
+    ax.set_xlabel(
+        f"neighbours stay +1 apart in both rows; at width {WIDTH}, "
+        f"P(t)·P(t+1) = {posenc.kernel(1, WIDTH):.2f} for every t"
+    )
     plotting.save(fig)
 
 

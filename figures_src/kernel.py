@@ -38,19 +38,29 @@ def main():
     left.plot(near, posenc.kernel(near, 8), "o", color=eight, markersize=3.5, label="d = 8")
     # Each label sits in empty space (above the curve's top or below its dip) with a leader line
     # that stops short of the point, so no text touches the curve.
-    for delta, text, where, ha in ((0, "K(0) = 4 = d/2", (-2.5, 4.55), "right"),
-                                   (3, f"K(3) = {dip:.2f}", (9, 0.55), "left"),
-                                   (6, f"K(6) = {bump:.2f}", (10, 4.55), "left")):
-        left.annotate(text, (delta, posenc.kernel(delta, 8)), xytext=where, ha=ha, va="center", fontsize=9,
-                      arrowprops=dict(arrowstyle="-", color=plotting.colour_of(reference=True), lw=0.7,
-                                      shrinkA=2, shrinkB=5))
+    for delta, text, where, ha in (
+        (0, "K(0) = 4 = d/2", (-2.5, 4.55), "right"),
+        (3, f"K(3) = {dip:.2f}", (9, 0.55), "left"),
+        (6, f"K(6) = {bump:.2f}", (10, 4.55), "left"),
+    ):
+        left.annotate(
+            text,
+            (delta, posenc.kernel(delta, 8)),
+            xytext=where,
+            ha=ha,
+            va="center",
+            fontsize=9,
+            arrowprops=dict(arrowstyle="-", color=plotting.colour_of(reference=True), lw=0.7, shrinkA=2, shrinkB=5),
+        )
     left.set(xlabel="offset Δ (positions)", ylabel="K(Δ)", title="d = 8", ylim=(0, 5.0))
 
     for width in WIDE:
-        right.plot(far, posenc.kernel(far, width), color=plotting.colour_of(width=width), linewidth=1.2,
-                   label=f"d = {width}")
-        right.annotate(f"{width // 2}", (0, width / 2), xytext=(6, 0), textcoords="offset points",
-                       va="center", fontsize=9)
+        right.plot(
+            far, posenc.kernel(far, width), color=plotting.colour_of(width=width), linewidth=1.2, label=f"d = {width}"
+        )
+        right.annotate(
+            f"{width // 2}", (0, width / 2), xytext=(6, 0), textcoords="offset points", va="center", fontsize=9
+        )
     right.set(xlabel="offset Δ (positions)", ylabel="K(Δ)", title="wider models: peak d/2")
     right.legend(loc="upper right", bbox_to_anchor=(1.0, 0.95))
     plotting.save(fig)

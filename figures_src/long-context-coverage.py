@@ -36,11 +36,24 @@ def main():
     fig, ax = plotting.new_figure(aspect=0.45)
     ax.plot(r, trained, color=plotting.colour_of(series=0), label=f"training length {TRAINED}")
     ax.plot(r, target, color=plotting.colour_of(series=1), linestyle="--", label=f"target length {TARGET}")
-    ax.fill_between(r, trained, target, color=plotting.colour_of(series=1), alpha=0.15, linewidth=0,
-                    label="angles never seen in training")
+    ax.fill_between(
+        r,
+        trained,
+        target,
+        color=plotting.colour_of(series=1),
+        alpha=0.15,
+        linewidth=0,
+        label="angles never seen in training",
+    )
     ax.axvline(r_c, color=plotting.colour_of(reference=True), linewidth=0.7, linestyle=":")
-    ax.annotate(f"critical dimension r_c = {r_c:.2f}", (r_c, 0.5), xytext=(-4, 0), textcoords="offset points",
-                ha="right", fontsize=9)
+    ax.annotate(
+        f"critical dimension r_c = {r_c:.2f}",
+        (r_c, 0.5),
+        xytext=(-4, 0),
+        textcoords="offset points",
+        ha="right",
+        fontsize=9,
+    )
     ax.set_xlim(0, D // 2 - 1)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("pair index r")

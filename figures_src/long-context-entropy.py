@@ -43,10 +43,23 @@ def main():
 
     fig, ax = plotting.new_figure(aspect=0.5)
     ax.plot(lengths, equal, color=plotting.colour_of(reference=True), linestyle=":", label="equal scores: ln n")
-    ax.plot(lengths, unscaled, color=plotting.colour_of(series=0), marker="o", markersize=3,
-            label=f"normal scores, sd {SIGMA:g}")
-    ax.plot(lengths, scaled, color=plotting.colour_of(series=1), marker="s", markersize=3, linestyle="--",
-            label="same scores, YaRN factor squared past 4096")
+    ax.plot(
+        lengths,
+        unscaled,
+        color=plotting.colour_of(series=0),
+        marker="o",
+        markersize=3,
+        label=f"normal scores, sd {SIGMA:g}",
+    )
+    ax.plot(
+        lengths,
+        scaled,
+        color=plotting.colour_of(series=1),
+        marker="s",
+        markersize=3,
+        linestyle="--",
+        label="same scores, YaRN factor squared past 4096",
+    )
     ax.axvline(TRAINED, color=plotting.colour_of(reference=True), linewidth=0.6, linestyle=":")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("window length n (keys)")

@@ -30,11 +30,13 @@ def main():
     none = posenc.rope_frequencies(D, base=BASE)
     pi = posenc.linear_scaled_frequencies(D, base=BASE, factor=S)
     ntk = posenc.rope_frequencies(D, base=BASE * S ** (D / (D - 2)))
-    dynamic = posenc.dynamic_ntk_frequencies(D, base=BASE, factor=S, max_position_embeddings=TRAINED,
-                                             seq_len=int(S * TRAINED))
+    dynamic = posenc.dynamic_ntk_frequencies(
+        D, base=BASE, factor=S, max_position_embeddings=TRAINED, seq_len=int(S * TRAINED)
+    )
     yarn, _ = posenc.yarn_frequencies(D, base=BASE, factor=S, original_max_position_embeddings=TRAINED)
-    llama3 = posenc.llama3_frequencies(D, base=BASE, factor=S, low_freq_factor=1.0, high_freq_factor=4.0,
-                                       original_max_position_embeddings=TRAINED)
+    llama3 = posenc.llama3_frequencies(
+        D, base=BASE, factor=S, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=TRAINED
+    )
     raised = posenc.rope_frequencies(D, base=500000.0)
     # The numbers of the caption and the alt text.
     assert np.allclose(pi / none, 1 / S, rtol=1e-15)

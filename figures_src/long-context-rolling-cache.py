@@ -32,15 +32,22 @@ def main():
     fig, (top, bottom) = plotting.new_figure(aspect=0.75, nrows=2)
     top.scatter(kept[:SINKS], ids[:SINKS], color=plotting.colour_of(series=0), label="sinks", zorder=3)
     top.scatter(kept[SINKS:], ids[SINKS:], color=plotting.colour_of(series=1), label="recent window", zorder=3)
-    top.axvspan(SINKS - 0.5, SHOWN - WINDOW - 0.5, color=plotting.colour_of(reference=True), alpha=0.08,
-                linewidth=0, label="evicted")
+    top.axvspan(
+        SINKS - 0.5,
+        SHOWN - WINDOW - 0.5,
+        color=plotting.colour_of(reference=True),
+        alpha=0.08,
+        linewidth=0,
+        label="evicted",
+    )
     top.set_xlim(-0.5, SHOWN - 0.5)
     top.set_xlabel(f"text position (after {SHOWN} tokens)")
     top.set_ylabel("cache position id")
     top.legend(loc="upper left")
     bottom.plot(steps, steps - 1, color=plotting.colour_of(reference=True), linestyle=":", label="text position")
-    bottom.plot(steps, newest, color=plotting.colour_of(series=1), marker="o", markersize=3,
-                label="id in the rolling cache")
+    bottom.plot(
+        steps, newest, color=plotting.colour_of(series=1), marker="o", markersize=3, label="id in the rolling cache"
+    )
     bottom.set_xlabel("step (tokens processed)")
     bottom.set_ylabel("id of the newest token")
     bottom.legend(loc="upper left")

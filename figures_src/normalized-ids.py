@@ -35,12 +35,21 @@ def main():
             ax.axhline(row, color=plotting.colour_of(reference=True), linewidth=0.6, zorder=0)
             ax.plot(values, np.full(L, row), "o", color=plotting.colour_of(series=0), markersize=6)
             ax.plot(values[MARKED], row, "o", color=plotting.colour_of(series=1), markersize=9)
-            ax.annotate(f"t = {MARKED}", (values[MARKED], row), xytext=(0, 9), textcoords="offset points",
-                        ha="center", fontsize=9)
+            ax.annotate(
+                f"t = {MARKED}",
+                (values[MARKED], row),
+                xytext=(0, 9),
+                textcoords="offset points",
+                ha="center",
+                fontsize=9,
+            )
             step = values[1] - values[0]
-            ax.annotate("", xy=(values[1], row - 0.25), xytext=(values[0], row - 0.25),
-                        arrowprops=dict(arrowstyle="<->", color=plotting.colour_of(reference=True),
-                                        shrinkA=0, shrinkB=0))
+            ax.annotate(
+                "",
+                xy=(values[1], row - 0.25),
+                xytext=(values[0], row - 0.25),
+                arrowprops=dict(arrowstyle="<->", color=plotting.colour_of(reference=True), shrinkA=0, shrinkB=0),
+            )
             text = step_text or f"1/{L - 1} = {step:g}"
             ax.text(values[1] + 0.02 * values[-1], row - 0.25, f"step {text}", va="center", fontsize=9)
         ax.set_yticks((1, 0), [f"L = {L}" for L in LENGTHS])

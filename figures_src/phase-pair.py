@@ -36,21 +36,36 @@ def main():
     circle.plot(pair[:, 0], pair[:, 1], color=reference, linewidth=0.8)
     circle.axhline(0, color=reference, linewidth=0.4)
     circle.axvline(0, color=reference, linewidth=0.4)
-    circle.annotate("", xy=(np.sin(0.9), np.cos(0.9)), xytext=(np.sin(0.5), np.cos(0.5)),
-                    arrowprops=dict(arrowstyle="->", color=reference,
-                                    connectionstyle="arc3,rad=-0.1"))
+    circle.annotate(
+        "",
+        xy=(np.sin(0.9), np.cos(0.9)),
+        xytext=(np.sin(0.5), np.cos(0.5)),
+        arrowprops=dict(arrowstyle="->", color=reference, connectionstyle="arc3,rad=-0.1"),
+    )
     circle.text(np.sin(0.7) * 1.12, np.cos(0.7) * 1.12, "θ grows", fontsize=9)
     circle.plot(steps[1:, 0], steps[1:, 1], "o", color=reference, markersize=3.5)
     for t, (s, c) in enumerate(steps[1:], 1):
-        circle.annotate(f"t={t}", (s, c), xytext=(-s * 13, -c * 11), textcoords="offset points",
-                        ha="center", va="center", fontsize=9)
+        circle.annotate(
+            f"t={t}",
+            (s, c),
+            xytext=(-s * 13, -c * 11),
+            textcoords="offset points",
+            ha="center",
+            va="center",
+            fontsize=9,
+        )
     marks = zip(PHASES.items(), (plotting.colour_of(series=2), plotting.colour_of(series=3)), ("bottom", "top"))
     for (label, phase), colour, va in marks:
         s, c = np.sin(phase), np.cos(phase)
         circle.plot(s, c, "o", color=colour, markersize=8)
-        circle.annotate(f"{label}: ({abs(s):.0f}, {c:.0f})", (s, c),
-                        xytext=(-8, 8 if va == "bottom" else -8), textcoords="offset points",
-                        ha="right", va=va)
+        circle.annotate(
+            f"{label}: ({abs(s):.0f}, {c:.0f})",
+            (s, c),
+            xytext=(-8, 8 if va == "bottom" else -8),
+            textcoords="offset points",
+            ha="right",
+            va=va,
+        )
         waves.axvline(phase, color=colour, linewidth=1, linestyle="--")
         waves.plot([phase, phase], [s, c], "o", color=colour, markersize=7)
     circle.set_aspect("equal")
@@ -61,8 +76,7 @@ def main():
     waves.plot(theta, pair[:, 0], color=plotting.colour_of(wave="sin"), label="sin θ")
     waves.plot(theta, pair[:, 1], color=plotting.colour_of(wave="cos"), label="cos θ")
     waves.set_xticks([0, np.pi / 2, np.pi, 3 * np.pi / 2, 2 * np.pi], ["0", "π/2", "π", "3π/2", "2π"])
-    waves.set(xlabel="phase θ = tω (radians)", ylabel="value", ylim=(-1.3, 1.55),
-              yticks=[-1, -0.5, 0, 0.5, 1])
+    waves.set(xlabel="phase θ = tω (radians)", ylabel="value", ylim=(-1.3, 1.55), yticks=[-1, -0.5, 0, 0.5, 1])
     waves.legend(loc="upper center", ncols=2)
     plotting.save(fig)
 

@@ -46,12 +46,14 @@ def main():
         marked = np.zeros(scores.shape, dtype=bool)
         for t, s in MARKED:
             marked[t, s] = True
-            ax.add_patch(plotting.plt.Rectangle((s - 0.5, t - 0.5), 1, 1, fill=False,
-                                                edgecolor=plotting.colour_of(reference=True), linewidth=1.6))
+            ax.add_patch(
+                plotting.plt.Rectangle(
+                    (s - 0.5, t - 0.5), 1, 1, fill=False, edgecolor=plotting.colour_of(reference=True), linewidth=1.6
+                )
+            )
         plotting.annotate_cells(ax, image, scores, mask=marked, fontsize=9)  # only the boxed cells
         ax.set_aspect("equal")
-        ax.set(xticks=ids, yticks=ids, xlabel="key position s", ylabel="query position t",
-               title=title)
+        ax.set(xticks=ids, yticks=ids, xlabel="key position s", ylabel="query position t", title=title)
     fig.suptitle(rf"position-only score $P(t)^\top A\, P(s)$ at d = {WIDTH}")
     plotting.save(fig)
 

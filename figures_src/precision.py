@@ -54,8 +54,9 @@ def main():
     omegas = [mp.power(10000, -mp.mpf(2 * int(r)) / WIDTH) for r in PAIRS]
     exact = [[f(mp.mpf(int(t)) * w) for t in IDS for w in omegas] for f in (mp.sin, mp.cos)]
     hi = [np.array([float(v) for v in part]).reshape(IDS.size, PAIRS.size) for part in exact]
-    lo = [np.array([float(v - h) for v, h in zip(part, hl.ravel())]).reshape(hi[0].shape)
-          for part, hl in zip(exact, hi)]
+    lo = [
+        np.array([float(v - h) for v, h in zip(part, hl.ravel())]).reshape(hi[0].shape) for part, hl in zip(exact, hi)
+    ]
 
     def error(sin, cos):  # worst |got - exact| over the pairs and both functions, per id
         got = [np.asarray(v, dtype=np.float64) for v in (sin, cos)]
@@ -84,16 +85,26 @@ def main():
 
     fig, ax = plotting.new_figure(aspect=0.58)
     # The pale colours (orange, sky blue: series 4 and 5) go to the two curves drawn thickest.
-    styles = {"float16": (4, 2.2), "bfloat16": (3, 1.3), "float32": (5, 2.2),
-              "float64, naive phases": (1, 1.3), "posenc (accurate path)": (0, 1.3)}
+    styles = {
+        "float16": (4, 2.2),
+        "bfloat16": (3, 1.3),
+        "float32": (5, 2.2),
+        "float64, naive phases": (1, 1.3),
+        "posenc (accurate path)": (0, 1.3),
+    }
     for label, values in curves.items():
         series, width = styles[label]
-        ax.plot(IDS, np.maximum(values, 1e-18), color=plotting.colour_of(series=series), label=label,
-                linewidth=width)
+        ax.plot(IDS, np.maximum(values, 1e-18), color=plotting.colour_of(series=series), label=label, linewidth=width)
     reference = plotting.colour_of(reference=True)
     ax.axvline(FLOAT16_OVERFLOW, color=reference, linewidth=0.8, linestyle=":")
-    ax.annotate("float16 overflows\nfrom id 65520", (FLOAT16_OVERFLOW, 1e-7), xytext=(6, 0), textcoords="offset points",
-                fontsize=9, va="center")
+    ax.annotate(
+        "float16 overflows\nfrom id 65520",
+        (FLOAT16_OVERFLOW, 1e-7),
+        xytext=(6, 0),
+        textcoords="offset points",
+        fontsize=9,
+        va="center",
+    )
     ax.axhline(1e-15, color=reference, linewidth=0.8, linestyle="--")
     ax.annotate("1e-15", (1.2, 1e-15), xytext=(0, 3), textcoords="offset points", fontsize=9)
     ax.set_xscale("log", base=2)

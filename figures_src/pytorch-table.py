@@ -36,8 +36,7 @@ def main():
     assert np.abs(table[:, 4]).max() < 0.016 and (1 - table[:, 5]).max() < 0.016
 
     fig, ax = plotting.new_figure(aspect=0.6)
-    image = plotting.heatmap(ax, table, colorbar_label="value",
-                             extent=(-0.5, D_MODEL - 0.5, MAX_LEN - 0.5, -0.5))
+    image = plotting.heatmap(ax, table, colorbar_label="value", extent=(-0.5, D_MODEL - 0.5, MAX_LEN - 0.5, -0.5))
     plotting.annotate_cells(ax, image, table, fmt="{:.4f}", fontsize=9)
     ax.set_xticks(range(D_MODEL), [f"{i}\n{'sin' if i % 2 == 0 else 'cos'}" for i in range(D_MODEL)])
     ax.set_yticks(range(MAX_LEN))

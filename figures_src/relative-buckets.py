@@ -27,8 +27,7 @@ DEBERTA_SIZE, DEBERTA_MAX = 256, 512
 
 def main():
     t5_offsets = np.arange(-300, 301)
-    t5 = posenc.t5_relative_position_bucket(t5_offsets, bidirectional=True, num_buckets=T5_BUCKETS,
-                                            max_distance=T5_MAX)
+    t5 = posenc.t5_relative_position_bucket(t5_offsets, bidirectional=True, num_buckets=T5_BUCKETS, max_distance=T5_MAX)
     deberta_offsets = np.arange(-1000, 1001)
     deberta = posenc.deberta_log_bucket(deberta_offsets, DEBERTA_SIZE, DEBERTA_MAX)
     # The numbers in the caption and the alt text.

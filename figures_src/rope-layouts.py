@@ -27,12 +27,28 @@ def boxes(ax, y, pair_of, first, colours):
     """Draw channel boxes 0..D-1 at height y, coloured by pair: the first member filled, the second outlined."""
     for c in range(D):
         colour = colours[pair_of[c]]
-        ax.add_patch(plotting.plt.Rectangle((c - 0.38, y - 0.13), 0.76, 0.26, facecolor=colour if first[c] else "none",
-                                            edgecolor=colour, linewidth=2.2))
+        ax.add_patch(
+            plotting.plt.Rectangle(
+                (c - 0.38, y - 0.13),
+                0.76,
+                0.26,
+                facecolor=colour if first[c] else "none",
+                edgecolor=colour,
+                linewidth=2.2,
+            )
+        )
         # White on a filled box whatever the page; an outlined box shows the page, so its number
         # keeps the text colour.
-        ax.text(c, y, str(c), ha="center", va="center", fontsize=10, fontweight="bold",
-                **({"color": "white"} if first[c] else {}))
+        ax.text(
+            c,
+            y,
+            str(c),
+            ha="center",
+            va="center",
+            fontsize=10,
+            fontweight="bold",
+            **({"color": "white"} if first[c] else {}),
+        )
 
 
 def arc(ax, a, b, y, height, colour):
@@ -58,21 +74,49 @@ def main():
     colours = [plotting.colour_of(series=r) for r in range(D // 2)]
     fig, ax = plotting.new_figure(aspect=0.5)
     for i, source in enumerate(perm):  # halves channel i takes interleaved channel perm[i]
-        ax.annotate("", xy=(i, BOTTOM + 0.15), xytext=(source, TOP - 0.15),
-                    arrowprops={"arrowstyle": "-|>", "color": colours[halves_pair[i]], "linewidth": 1.1,
-                                "shrinkA": 0, "shrinkB": 0, "alpha": 0.8})
+        ax.annotate(
+            "",
+            xy=(i, BOTTOM + 0.15),
+            xytext=(source, TOP - 0.15),
+            arrowprops={
+                "arrowstyle": "-|>",
+                "color": colours[halves_pair[i]],
+                "linewidth": 1.1,
+                "shrinkA": 0,
+                "shrinkB": 0,
+                "alpha": 0.8,
+            },
+        )
     boxes(ax, TOP, inter_pair, inter_first, colours)
     boxes(ax, BOTTOM, halves_pair, halves_first, colours)
     for r in range(D // 2):
         arc(ax, 2 * r, 2 * r + 1, TOP, 0.12, colours[r])
         arc(ax, r, r + D // 2, BOTTOM, -(0.08 + 0.07 * r), colours[r])
-    ax.text(-0.4, TOP + 0.32, "interleaved: pair r = channels (2r, 2r+1)\nRoFormer, GPT-J, Meta LLaMA code",
-            ha="left", va="bottom", fontsize=9)
-    ax.text(-0.4, BOTTOM - 0.56, "halves: pair r = channels (r, r+4)\nGPT-NeoX, Hugging Face LLaMA",
-            ha="left", va="top", fontsize=9)
-    ax.text(D - 0.1, 0.5, "rows of $W_Q$ and $W_K$:\n$W_{halves} = W_{inter}$[perm]\n\nperm =\n"
-            f"{perm.tolist()}", ha="left", va="center", fontsize=9,
-            bbox={"boxstyle": "round,pad=0.3", "facecolor": "none", "edgecolor": plotting.colour_of(reference=True)})
+    ax.text(
+        -0.4,
+        TOP + 0.32,
+        "interleaved: pair r = channels (2r, 2r+1)\nRoFormer, GPT-J, Meta LLaMA code",
+        ha="left",
+        va="bottom",
+        fontsize=9,
+    )
+    ax.text(
+        -0.4,
+        BOTTOM - 0.56,
+        "halves: pair r = channels (r, r+4)\nGPT-NeoX, Hugging Face LLaMA",
+        ha="left",
+        va="top",
+        fontsize=9,
+    )
+    ax.text(
+        D - 0.1,
+        0.5,
+        f"rows of $W_Q$ and $W_K$:\n$W_{{halves}} = W_{{inter}}$[perm]\n\nperm =\n{perm.tolist()}",
+        ha="left",
+        va="center",
+        fontsize=9,
+        bbox={"boxstyle": "round,pad=0.3", "facecolor": "none", "edgecolor": plotting.colour_of(reference=True)},
+    )
     for r, colour in enumerate(colours):
         ax.plot([], [], color=colour, linewidth=4, label=f"pair {r}")
     ax.legend(loc="upper right", bbox_to_anchor=(1.0, 1.0), handlelength=1.2)

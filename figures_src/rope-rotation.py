@@ -42,19 +42,19 @@ def main():
     radius = np.hypot(*CONTENT)
     for r, ax in enumerate(axes):
         reference = plotting.colour_of(reference=True)
-        ax.plot(radius * np.cos(circle), radius * np.sin(circle), color=reference,
-                linewidth=0.6, linestyle=":")
+        ax.plot(radius * np.cos(circle), radius * np.sin(circle), color=reference, linewidth=0.6, linestyle=":")
         for vector, colour, width, label in (
-                (CONTENT, reference, 0.8, "q = k before rotation"),
-                (q[2 * r : 2 * r + 2], plotting.colour_of(side="query"), 1.5, f"q (pos {Q_POS})"),
-                (k[2 * r : 2 * r + 2], plotting.colour_of(side="key"), 1.5, f"k (pos {K_POS})")):
-            ax.annotate("", xy=vector, xytext=(0, 0),
-                        arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": width})
+            (CONTENT, reference, 0.8, "q = k before rotation"),
+            (q[2 * r : 2 * r + 2], plotting.colour_of(side="query"), 1.5, f"q (pos {Q_POS})"),
+            (k[2 * r : 2 * r + 2], plotting.colour_of(side="key"), 1.5, f"k (pos {K_POS})"),
+        ):
+            ax.annotate(
+                "", xy=vector, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": width}
+            )
             if r == 0:
                 ax.plot([], [], color=colour, linewidth=width, label=label)
         ax.set_title(f"pair {r}: " + rf"$\theta_{r}$ = {theta[r]:g}", fontsize=9)
-        ax.set_xlabel(f"angle q−k: {(Q_POS - K_POS) * theta[r]:.3g} rad\nq·k = {per_pair[r]:.2f}",
-                      fontsize=9)
+        ax.set_xlabel(f"angle q−k: {(Q_POS - K_POS) * theta[r]:.3g} rad\nq·k = {per_pair[r]:.2f}", fontsize=9)
         ax.set_xlim(-0.85, 0.85)
         ax.set_ylim(-0.85, 0.85)
         ax.set_aspect("equal")
@@ -63,10 +63,13 @@ def main():
         ax.spines[["left", "bottom"]].set_visible(False)
         ax.axhline(0, color=reference, linewidth=0.3)
         ax.axvline(0, color=reference, linewidth=0.3)
-    fig.legend(loc="outside lower center", ncols=4, handlelength=1.5,
-               title=f"score q·k = sum over pairs = {score:.2f}, a function of {Q_POS} − {K_POS} "
-                     f"= {Q_POS - K_POS} only",
-               title_fontsize=9)
+    fig.legend(
+        loc="outside lower center",
+        ncols=4,
+        handlelength=1.5,
+        title=f"score q·k = sum over pairs = {score:.2f}, a function of {Q_POS} − {K_POS} = {Q_POS - K_POS} only",
+        title_fontsize=9,
+    )
     plotting.save(fig)
 
 

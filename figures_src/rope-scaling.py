@@ -27,19 +27,23 @@ D, BASE, ORIGINAL = 128, 10000.0, 4096
 def main():
     none = posenc.rope_frequencies(D, base=BASE)
     linear = posenc.linear_scaled_frequencies(D, base=BASE, factor=4.0)
-    dynamic = posenc.dynamic_ntk_frequencies(D, base=BASE, factor=4.0, max_position_embeddings=ORIGINAL,
-                                             seq_len=4 * ORIGINAL)
+    dynamic = posenc.dynamic_ntk_frequencies(
+        D, base=BASE, factor=4.0, max_position_embeddings=ORIGINAL, seq_len=4 * ORIGINAL
+    )
     yarn, attention = posenc.yarn_frequencies(D, base=BASE, factor=4.0, original_max_position_embeddings=ORIGINAL)
-    llama3 = posenc.llama3_frequencies(D, base=BASE, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
-                                       original_max_position_embeddings=8192)
+    llama3 = posenc.llama3_frequencies(
+        D, base=BASE, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=8192
+    )
     r = np.arange(D // 2)
     # The claims of the caption and the alt text.
     assert np.array_equal(linear * 4, none)
     stretch = 4.0 * (4 * ORIGINAL) / ORIGINAL - 3.0  # transformers' dynamic rule: 13 at 4x length
     assert stretch == 13 and dynamic[0] == none[0] and np.isclose(none[-1] / dynamic[-1], 13, rtol=1e-12)
     assert np.array_equal(dynamic, posenc.rope_frequencies(D, base=BASE * 13 ** (D / (D - 2))))
-    assert np.array_equal(posenc.dynamic_ntk_frequencies(D, base=BASE, factor=4.0, max_position_embeddings=ORIGINAL,
-                                                         seq_len=ORIGINAL), none)  # no change within the original
+    assert np.array_equal(
+        posenc.dynamic_ntk_frequencies(D, base=BASE, factor=4.0, max_position_embeddings=ORIGINAL, seq_len=ORIGINAL),
+        none,
+    )  # no change within the original
     assert np.array_equal(yarn[r <= 20], none[r <= 20]) and np.allclose(yarn[r >= 46], none[r >= 46] / 4, rtol=1e-14)
     assert not np.allclose(yarn[21:46], none[21:46]) and round(attention, 3) == 1.139
     wavelength = 2 * np.pi / none

@@ -44,26 +44,47 @@ def main():
     for t, vec in enumerate(v):
         colour = plotting.colour_of(series=t)
         circle.annotate("", xy=vec, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.6))
-        circle.annotate(f"v({t})", vec, xytext=(5 * vec[0], 5 * vec[1] + 2), textcoords="offset points",
-                        ha="left" if vec[0] > 0.1 else "center", va="bottom" if vec[1] > 0 else "top", fontsize=9)
+        circle.annotate(
+            f"v({t})",
+            vec,
+            xytext=(5 * vec[0], 5 * vec[1] + 2),
+            textcoords="offset points",
+            ha="left" if vec[0] > 0.1 else "center",
+            va="bottom" if vec[1] > 0 else "top",
+            fontsize=9,
+        )
         circle.plot([], [], color=colour, lw=1.6, label=f"v({t}) = ({vec[0]:.2f}, {vec[1]:.2f})")
     for start, end in ((v[0], v[1]), (v[1], v[2])):  # the same shift S_1(1), twice
-        circle.annotate("", xy=end * 0.62, xytext=start * 0.62,
-                        arrowprops=dict(arrowstyle="->", color=reference,
-                                        connectionstyle="arc3,rad=-0.3"))
+        circle.annotate(
+            "",
+            xy=end * 0.62,
+            xytext=start * 0.62,
+            arrowprops=dict(arrowstyle="->", color=reference, connectionstyle="arc3,rad=-0.3"),
+        )
     # The coordinates go in a legend under the circle: beside the tips they ran into the next panel.
     circle.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), handlelength=1.2)
     circle.set_aspect("equal")
-    circle.set(xlim=(-1.3, 1.45), ylim=(-1.25, 1.35), xticks=[-1, 0, 1], yticks=[-1, 0, 1],
-               xlabel="sin θ (channel 0)", ylabel="cos θ (channel 1)",
-               title=r"$S_1(1)$ applied twice ($\omega = 1$)")
+    circle.set(
+        xlim=(-1.3, 1.45),
+        ylim=(-1.25, 1.35),
+        xticks=[-1, 0, 1],
+        yticks=[-1, 0, 1],
+        xlabel="sin θ (channel 0)",
+        ylabel="cos θ (channel 1)",
+        title=r"$S_1(1)$ applied twice ($\omega = 1$)",
+    )
 
     image = plotting.heatmap(matrix, shift, extent=(-0.5, WIDTH - 0.5, WIDTH - 0.5, -0.5))
     fig.colorbar(image, ax=matrix, shrink=0.8, label=r"entry of $T_1$")
     plotting.annotate_cells(matrix, image, shift, mask=blocks == 1, fontsize=9)  # the entries of the 2×2 blocks
     matrix.set_aspect("equal")
-    matrix.set(xticks=range(WIDTH), yticks=range(WIDTH), xlabel="input channel j",
-               ylabel="output channel i", title=rf"$T_1$ at d = {WIDTH}")
+    matrix.set(
+        xticks=range(WIDTH),
+        yticks=range(WIDTH),
+        xlabel="input channel j",
+        ylabel="output channel i",
+        title=rf"$T_1$ at d = {WIDTH}",
+    )
     plotting.save(fig)
 
 

@@ -30,11 +30,13 @@ def main():
     assert np.allclose(vector.round(2), [-0.54, -0.84, 0.84, 0.54, 0.10, 1.00, 0.01, 1.00])
     assert np.allclose(posenc.wavelengths(WIDTH).round(1), [6.3, 62.8, 628.3, 6283.2])
 
-    fig, axes = plotting.new_figure(aspect=0.7, nrows=WIDTH // 2, ncols=2,
-                                    gridspec_kw={"width_ratios": [3.2, 1]})
+    fig, axes = plotting.new_figure(aspect=0.7, nrows=WIDTH // 2, ncols=2, gridspec_kw={"width_ratios": [3.2, 1]})
     waves = axes[:, 0]
-    sine, cosine, reference = (plotting.colour_of(wave="sin"), plotting.colour_of(wave="cos"),
-                               plotting.colour_of(reference=True))
+    sine, cosine, reference = (
+        plotting.colour_of(wave="sin"),
+        plotting.colour_of(wave="cos"),
+        plotting.colour_of(reference=True),
+    )
     for r, ax in enumerate(waves):
         ax.plot(t, np.sin(omega[r] * t), color=sine, label="sin (channel 2r)")
         ax.plot(t, np.cos(omega[r] * t), color=cosine, label="cos (channel 2r+1)")
@@ -43,13 +45,13 @@ def main():
         ax.axvline(SLICE, color=reference, linestyle="--", linewidth=0.8)
         ax.set_ylim(-1.3, 1.3)
         ax.set_yticks([-1, 0, 1])
-        ax.set_ylabel(f"pair {r}\n" + rf"$\lambda$ = {2 * np.pi / omega[r]:.1f}", rotation=0,
-                      ha="right", va="center", fontsize=9)
+        ax.set_ylabel(
+            f"pair {r}\n" + rf"$\lambda$ = {2 * np.pi / omega[r]:.1f}", rotation=0, ha="right", va="center", fontsize=9
+        )
         if r < len(waves) - 1:
             ax.tick_params(labelbottom=False)
         ax.set_xlim(0, LAST)
-    waves[0].legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2,
-                    borderaxespad=0.1, handlelength=1.5)
+    waves[0].legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2, borderaxespad=0.1, handlelength=1.5)
     waves[-1].set_xlabel("position t")
 
     bars = plotting.span_axes(axes[:, 1])  # one bar chart beside the four wave panels
@@ -57,8 +59,14 @@ def main():
     bars.barh(channels, vector, color=[sine, cosine] * (WIDTH // 2))
     bars.axvline(0, color=reference, linewidth=0.8)
     for c, value in zip(channels, vector):
-        bars.text(value + (0.05 if value >= 0 else -0.05), c, f"{value:.2f}", va="center",
-                  ha="left" if value >= 0 else "right", fontsize=9)
+        bars.text(
+            value + (0.05 if value >= 0 else -0.05),
+            c,
+            f"{value:.2f}",
+            va="center",
+            ha="left" if value >= 0 else "right",
+            fontsize=9,
+        )
     bars.set_yticks(channels)
     bars.invert_yaxis()
     bars.set_xlim(-2.2, 2.0)

@@ -38,18 +38,35 @@ def main():
 
     fig, ax = plotting.new_figure(aspect=0.45)
     reference = plotting.colour_of(reference=True)
-    ax.plot(n, sinusoidal, "o-", color=plotting.colour_of(family="sinusoidal"), markersize=3.5,
-            label="sinusoidal: P(2)·P(n)")
-    ax.plot(n, rope, "s-", color=plotting.colour_of(family="rope"), markersize=3.5,
-            label=f"RoPE: q(2)·k(n), content [0.6, 0.4] per pair (= {scale:.2f} × sinusoidal)")
+    ax.plot(
+        n,
+        sinusoidal,
+        "o-",
+        color=plotting.colour_of(family="sinusoidal"),
+        markersize=3.5,
+        label="sinusoidal: P(2)·P(n)",
+    )
+    ax.plot(
+        n,
+        rope,
+        "s-",
+        color=plotting.colour_of(family="rope"),
+        markersize=3.5,
+        label=f"RoPE: q(2)·k(n), content [0.6, 0.4] per pair (= {scale:.2f} × sinusoidal)",
+    )
     ax.axvline(M, color=reference, linestyle=":", linewidth=0.8)
     ax.text(M + 0.4, 0.15, f"m = {M}", fontsize=9)
     for value, offset in ((sinusoidal[MARK], (7, 5)), (rope[MARK], (-4, -19))):
         ax.plot(MARK, value, "o", markersize=9, markerfacecolor="none", markeredgecolor=reference)
-        ax.annotate(f"{value:.2f}", (MARK, value), xytext=offset, textcoords="offset points",
-                    fontsize=9, fontweight="bold")
-    ax.annotate("", xy=(MARK, -0.35), xytext=(M, -0.35),
-                arrowprops={"arrowstyle": "<->", "color": reference, "shrinkA": 0, "shrinkB": 0})
+        ax.annotate(
+            f"{value:.2f}", (MARK, value), xytext=offset, textcoords="offset points", fontsize=9, fontweight="bold"
+        )
+    ax.annotate(
+        "",
+        xy=(MARK, -0.35),
+        xytext=(M, -0.35),
+        arrowprops={"arrowstyle": "<->", "color": reference, "shrinkA": 0, "shrinkB": 0},
+    )
     ax.text((M + MARK) / 2, -0.3, f"|m − n| = {MARK - M}", ha="center", va="bottom", fontsize=9)
     ax.set_xlim(-0.5, LAST + 0.5)
     ax.set_ylim(-0.6, 5.0)

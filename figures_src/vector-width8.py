@@ -32,8 +32,15 @@ def main():
         ax.bar(channels, vector, color=colours)
         ax.axhline(0, color=plotting.colour_of(reference=True), linewidth=0.8)
         for c, value in zip(channels, vector):
-            ax.annotate(f"{value:.2f}", (c, value), ha="center", va="bottom" if value >= 0 else "top",
-                        xytext=(0, 2 if value >= 0 else -2), textcoords="offset points", fontsize=9)
+            ax.annotate(
+                f"{value:.2f}",
+                (c, value),
+                ha="center",
+                va="bottom" if value >= 0 else "top",
+                xytext=(0, 2 if value >= 0 else -2),
+                textcoords="offset points",
+                fontsize=9,
+            )
         ax.set_title(f"P({position})")
         ax.set_xticks(channels)
         ax.set_xlabel("channel i (even: sin, odd: cos)")

@@ -19,10 +19,12 @@ ALT = (
 )
 WIDTHS = (8, 20, 128, 512)
 # Width 512's 256 points sit about 2 px apart, so they are drawn as a thick line.
-STYLES = {8: dict(marker="o", markersize=7, linestyle="none"),
-          20: dict(marker="s", markersize=5, linestyle="none"),
-          128: dict(marker="o", markersize=2.5, linestyle="none"),
-          512: dict(linewidth=5, solid_capstyle="butt")}
+STYLES = {
+    8: dict(marker="o", markersize=7, linestyle="none"),
+    20: dict(marker="s", markersize=5, linestyle="none"),
+    128: dict(marker="o", markersize=2.5, linestyle="none"),
+    512: dict(linewidth=5, solid_capstyle="butt"),
+}
 
 
 def main():
@@ -43,8 +45,13 @@ def main():
     ax.text(1.0, 10000 * 2 * np.pi * 1.2, "10000 · 2π", ha="right", va="bottom")
     for width in sorted(WIDTHS, reverse=True):
         place = np.arange(0, width, 2) / width
-        ax.plot(place, posenc.wavelengths(width), label=f"d = {width} ({width // 2} pairs)",
-                color=plotting.colour_of(width=width), **STYLES[width])
+        ax.plot(
+            place,
+            posenc.wavelengths(width),
+            label=f"d = {width} ({width // 2} pairs)",
+            color=plotting.colour_of(width=width),
+            **STYLES[width],
+        )
     for place, lam in zip(np.arange(0, 8, 2) / 8, eight):
         ax.annotate(f"{lam:.2f}", (place, lam), xytext=(8, -10), textcoords="offset points", fontsize=9)
     ax.set_yscale("log")

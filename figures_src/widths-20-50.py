@@ -41,8 +41,16 @@ def main():
         ax.set_xlabel("channel i")
         ax.set_title(f"d = {width} ({width // 2} pairs)")
     for ax, channel in zip(axes, (4, 10)):  # the same wave at both widths
-        ax.add_patch(plotting.plt.Rectangle((channel - 0.5, -0.5), 1, POSITIONS, fill=False,
-                                            edgecolor=plotting.colour_of(reference=True), linewidth=1.4))
+        ax.add_patch(
+            plotting.plt.Rectangle(
+                (channel - 0.5, -0.5),
+                1,
+                POSITIONS,
+                fill=False,
+                edgecolor=plotting.colour_of(reference=True),
+                linewidth=1.4,
+            )
+        )
     axes[0].set_ylabel("position t")
     fig.colorbar(image, ax=axes, label="value", shrink=0.9)
     plotting.save(fig)

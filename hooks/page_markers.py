@@ -23,8 +23,11 @@ def on_pre_build(config):
 
 
 def on_files(files, config):
-    for file in [*figures.figure_page_files(config), *derivation_pages.derivation_page_files(config),
-                 explainer_data.explainer_data_file(config)]:
+    for file in [
+        *figures.figure_page_files(config),
+        *derivation_pages.derivation_page_files(config),
+        explainer_data.explainer_data_file(config),
+    ]:
         files.append(file)
     return files
 

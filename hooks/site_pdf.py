@@ -60,11 +60,13 @@ PAGE_WIDTH_MM, PAGE_HEIGHT_MM = 210, 297  # A4
 MARGIN_MM = {"top": 16, "bottom": 18, "left": 16, "right": 16}
 # Removed from every printed article: permalink symbols, buttons, the API's links to its source
 # pages (which are not printed) and the SymPy source on each derivation's page.
-DROPPED = ("a.headerlink, a.anchor-link, a.posenc-figure__enlarge, a.md-content__button, "
-           f".posenc-source-link, .{derivation_pages.SOURCE_CLASS}, script")
+DROPPED = (
+    "a.headerlink, a.anchor-link, a.posenc-figure__enlarge, a.md-content__button, "
+    f".posenc-source-link, .{derivation_pages.SOURCE_CLASS}, script"
+)
 
 PRINT_CSS = f"""
-@page {{ size: A4; margin: {MARGIN_MM['top']}mm {MARGIN_MM['right']}mm {MARGIN_MM['bottom']}mm {MARGIN_MM['left']}mm; }}
+@page {{ size: A4; margin: {MARGIN_MM["top"]}mm {MARGIN_MM["right"]}mm {MARGIN_MM["bottom"]}mm {MARGIN_MM["left"]}mm; }}
 html {{ font-size: 125%; }}
 body {{ display: block; }}
 .posenc-print-article, .posenc-print-contents {{ break-before: page; }}
@@ -129,14 +131,16 @@ def printed_articles(config_path: pathlib.Path = ROOT / "mkdocs.yml") -> list[Ar
     if not config.get("nav"):
         return [article("", "Home", "index.md")]
     for item in config["nav"]:
-        (name, value), = item.items()
+        ((name, value),) = item.items()
         if name in ARTICLE_SECTIONS:
             for entry in value:
-                (title, src), = entry.items()
+                ((title, src),) = entry.items()
                 articles.append(article(name, title, src))
                 if src == derivation_pages.INDEX_SRC:
-                    articles += [article(name, derivation.title, derivation_pages.derivation_src(derivation.id), True)
-                                 for derivation in ordered()]
+                    articles += [
+                        article(name, derivation.title, derivation_pages.derivation_src(derivation.id), True)
+                        for derivation in ordered()
+                    ]
         elif value in BACK_MATTER:
             back.append(article("", name, value))
     return articles + back
@@ -226,8 +230,10 @@ def _contents(articles: list[Article], pages: dict[str, int]) -> str:
             # The back matter has no section name: a blank line sets it apart from the last one.
             lines.append(f'<li class="part">{html.escape(section) or "&nbsp;"}</li>')
         number = pages.get(page.key, "")
-        lines.append(f'<li><a href="#{page.key}">{html.escape(page.title)}</a>'
-                     f'<span class="leader"></span><span>{number}&nbsp;</span></li>')
+        lines.append(
+            f'<li><a href="#{page.key}">{html.escape(page.title)}</a>'
+            f'<span class="leader"></span><span>{number}&nbsp;</span></li>'
+        )
     lines.append("</ol></section>")
     return "".join(lines)
 
@@ -264,8 +270,10 @@ class PrintDocument:
             f"<title>{html.escape(self.release['title'])}</title>{links}<style>{PRINT_CSS}</style></head>"
             '<body dir="ltr" data-md-color-scheme="default" data-md-color-primary="indigo" '
             'data-md-color-accent="indigo"><div class="md-typeset">'
-            + _cover(self.release, self.built, self.cited_root) + _contents(self.articles, pages or {})
-            + "".join(self.sections) + "</div></body></html>"
+            + _cover(self.release, self.built, self.cited_root)
+            + _contents(self.articles, pages or {})
+            + "".join(self.sections)
+            + "</div></body></html>"
         )
 
 
@@ -306,8 +314,13 @@ def _print(browser, site: pathlib.Path, document: str, footer: str) -> bytes:
         page.evaluate("document.fonts.ready.then(() => true)")
         page.evaluate(FIT_WIDE_BLOCKS)
         return page.pdf(
-            format="A4", print_background=True, outline=True, tagged=True,
-            display_header_footer=True, header_template="<span></span>", footer_template=footer,
+            format="A4",
+            print_background=True,
+            outline=True,
+            tagged=True,
+            display_header_footer=True,
+            header_template="<span></span>",
+            footer_template=footer,
             margin={side: f"{mm}mm" for side, mm in MARGIN_MM.items()},
         )
     finally:
@@ -320,8 +333,10 @@ def destination_pages(pdf: bytes) -> dict[str, int]:
 
     reader = PdfReader(io.BytesIO(pdf))
     # Chromium names each destination after the id of the element it points at, as a PDF name ("/id").
-    return {name.removeprefix("/"): reader.get_destination_page_number(dest) + 1
-            for name, dest in reader.named_destinations.items()}
+    return {
+        name.removeprefix("/"): reader.get_destination_page_number(dest) + 1
+        for name, dest in reader.named_destinations.items()
+    }
 
 
 def build_pdf(site: pathlib.Path, out: pathlib.Path, built: datetime.date) -> None:

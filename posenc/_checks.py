@@ -187,9 +187,7 @@ def finite(names: str, result: _Result) -> _Result:
     parts: tuple[Any, ...] = result if isinstance(result, tuple) else (result,)
     for part in parts:
         if not np.all(np.isfinite(part)):
-            raise ValueError(
-                f"{names} must be small enough that the result is finite in float64 (it overflowed)"
-            )
+            raise ValueError(f"{names} must be small enough that the result is finite in float64 (it overflowed)")
     return result
 
 
@@ -403,7 +401,9 @@ def relative_positions(value: Any, model: str = "T5") -> NDArray[np.int64]:
     """
     array = integer_array("relative_position", value)
     _below_exact_limit(
-        "relative_position", array, f"below 2**24 in magnitude (exact in float32, as {model} needs)",
+        "relative_position",
+        array,
+        f"below 2**24 in magnitude (exact in float32, as {model} needs)",
         FLOAT32_EXACT_LIMIT,
     )
     return array

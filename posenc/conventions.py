@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _checks, _precision, long_context
 from .rotary import _rope_dim, _scaled_by
+
 # RoPE's rotation and its frequencies live in posenc.rotary, which long_context builds on too;
 # these names are re-exported here (``as`` marks that), where readers of other libraries' conventions look for them.
 from .rotary import DEFAULT_BASE as DEFAULT_BASE
@@ -282,7 +283,11 @@ def yarn_frequencies(
     else:
         attention_factor = long_context.yarn_attention_factor(factor, mscale=mscale, mscale_all_dim=mscale_all_dim)
     ramp = long_context.yarn_ramp(
-        dim, base=base, original_max_position_embeddings=original, beta_fast=beta_fast, beta_slow=beta_slow,
+        dim,
+        base=base,
+        original_max_position_embeddings=original,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
         truncate=truncate,
     )
     extrapolation = rope_frequencies(dim, base=base)
@@ -312,9 +317,7 @@ def llama3_frequencies(
     low_freq_factor = _checks.real("low_freq_factor", low_freq_factor, minimum=0.0, strict=True)
     high_freq_factor = _checks.real("high_freq_factor", high_freq_factor, minimum=0.0, strict=True)
     if high_freq_factor <= low_freq_factor:
-        raise ValueError(
-            f"high_freq_factor must be > low_freq_factor, got {high_freq_factor:g} <= {low_freq_factor:g}"
-        )
+        raise ValueError(f"high_freq_factor must be > low_freq_factor, got {high_freq_factor:g} <= {low_freq_factor:g}")
     original = _checks.integer("original_max_position_embeddings", original_max_position_embeddings, minimum=1)
     omega = rope_frequencies(dim, base=base)
     wavelength = 2 * math.pi / omega
@@ -334,8 +337,14 @@ _SCALING_KEYS = {
     "linear": {"factor"},
     "dynamic": {"factor"},
     "yarn": {
-        "factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "truncate",
-        "attention_factor", "mscale", "mscale_all_dim",
+        "factor",
+        "original_max_position_embeddings",
+        "beta_fast",
+        "beta_slow",
+        "truncate",
+        "attention_factor",
+        "mscale",
+        "mscale_all_dim",
     },
     "llama3": {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
     "longrope": {"factor", "short_factor", "long_factor", "original_max_position_embeddings", "attention_factor"},
@@ -369,8 +378,9 @@ def rope_scaling_frequencies(
     params = dict(rope_scaling)
     odd = next((key for key in params if not isinstance(key, str)), None)
     if odd is not None:
-        raise TypeError(f"rope_scaling's keys must be strings (a config's names), got {odd!r} of type "
-                        f"{type(odd).__name__}")
+        raise TypeError(
+            f"rope_scaling's keys must be strings (a config's names), got {odd!r} of type {type(odd).__name__}"
+        )
     kind = params.pop("rope_type", None)
     legacy = params.pop("type", None)
     kind = kind if kind is not None else legacy
@@ -384,9 +394,13 @@ def rope_scaling_frequencies(
     unknown = sorted(set(params) - _SCALING_KEYS[kind])
     if unknown:
         raise ValueError(f"rope_scaling has keys that {kind!r} does not use: {', '.join(unknown)}")
-    required = {"linear": ["factor"], "dynamic": ["factor"], "yarn": ["factor", "original_max_position_embeddings"],
-                "llama3": sorted(_SCALING_KEYS["llama3"]),
-                "longrope": ["long_factor", "original_max_position_embeddings", "short_factor"]}.get(kind, [])
+    required = {
+        "linear": ["factor"],
+        "dynamic": ["factor"],
+        "yarn": ["factor", "original_max_position_embeddings"],
+        "llama3": sorted(_SCALING_KEYS["llama3"]),
+        "longrope": ["long_factor", "original_max_position_embeddings", "short_factor"],
+    }.get(kind, [])
     missing = [key for key in required if key not in params]
     if missing:
         raise ValueError(f"rope_scaling of type {kind!r} needs {', '.join(missing)}")
@@ -467,4 +481,3 @@ def t5_relative_position_bucket(
     large = np.minimum(max_exact + scaled.astype(np.int64), buckets - 1)
     result += np.where(distance < max_exact, distance, large)
     return int(result) if result.ndim == 0 else result
-

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _checks, _precision, conventions, rotary
+
 # Re-exported (``as``): posenc.DEFAULT_BASE is imported from here.
 from .conventions import DEFAULT_BASE as DEFAULT_BASE
 
@@ -237,5 +238,3 @@ def alibi_bias(n_heads: int, length: int, *, max_bias: float = 8.0) -> NDArray[n
     distance = (i[:, None] - i[None, :]).astype(np.float64)
     bias = -slopes[:, None, None] * distance
     return np.where(distance[None] >= 0, bias, -np.inf)
-
-

@@ -59,8 +59,10 @@ def _pair_index(dim: int, length: int, turns: float, base: float, turns_name: st
     # The expression of transformers' YaRN correction dimension, operation for operation.
     ratio = length / (turns * 2 * math.pi)
     if not (math.isfinite(ratio) and ratio > 0):
-        raise ValueError(f"{turns_name} must make length / (2 pi {turns_name}) finite and > 0 in float64 "
-                         f"(length {length}), got {turns!r}")
+        raise ValueError(
+            f"{turns_name} must make length / (2 pi {turns_name}) finite and > 0 in float64 "
+            f"(length {length}), got {turns!r}"
+        )
     return dim * math.log(ratio) / (2 * math.log(base))
 
 
@@ -131,8 +133,12 @@ def yarn_ramp(
     [0.0, 0.333, 0.667, 1.0, 1.0, 1.0, 1.0, 1.0]
     """
     low, high = yarn_correction_range(
-        dim, base=base, original_max_position_embeddings=original_max_position_embeddings,
-        beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate,
+        dim,
+        base=base,
+        original_max_position_embeddings=original_max_position_embeddings,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+        truncate=truncate,
     )
     return np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
 
@@ -141,9 +147,7 @@ def _yarn_mscale(scale: float, coefficient: float = 1.0) -> float:
     return 1.0 if scale <= 1 else 0.1 * coefficient * math.log(scale) + 1.0
 
 
-def yarn_attention_factor(
-    factor: float, *, mscale: float | None = None, mscale_all_dim: float | None = None
-) -> float:
+def yarn_attention_factor(factor: float, *, mscale: float | None = None, mscale_all_dim: float | None = None) -> float:
     """YaRN's attention factor: ``0.1 ln(factor) + 1`` for factor > 1, else 1.
 
     It multiplies the rotated queries and keys (transformers folds it into cos and sin), so the
@@ -226,7 +230,8 @@ def longrope_frequencies(
     use_long = bool(seq_len and seq_len > original)
     chosen = long if use_long else short
     inv_freq = rotary._scaled_by(
-        chosen, lambda: rotary.rope_frequencies(dim, base=base) / chosen,
+        chosen,
+        lambda: rotary.rope_frequencies(dim, base=base) / chosen,
         "long_factor" if use_long else "short_factor",
     )
     return inv_freq, attention_factor

@@ -179,8 +179,7 @@ def shaw_logits(
     """
     q, kk = _rows("queries", queries), _rows("keys", keys)
     if q.shape[1] == 0:
-        raise ValueError("queries must have at least one column (the logits divide by sqrt(d)), got shape "
-                         f"{q.shape}")
+        raise ValueError(f"queries must have at least one column (the logits divide by sqrt(d)), got shape {q.shape}")
     if kk.shape[1] != q.shape[1]:
         raise ValueError(f"keys must have the queries' width {q.shape[1]}, got {kk.shape[1]}")
     table, k = _shaw_table("relative_keys", relative_keys, q.shape[1])
@@ -548,8 +547,10 @@ def kerple_bias(
     if np.any(scale <= 0):
         raise ValueError("r1 must be > 0 for every head")
     if variant == "power" and np.any((shape <= 0) | (shape > 2)):
-        raise ValueError("r2 must be in (0, 2] for every head (the power variant's kernel is "
-                         "conditionally positive definite only there)")
+        raise ValueError(
+            "r2 must be in (0, 2] for every head (the power variant's kernel is "
+            "conditionally positive definite only there)"
+        )
     if variant == "log" and np.any(shape <= 0):
         raise ValueError("r2 must be > 0 for every head")
     distance = np.abs(

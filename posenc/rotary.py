@@ -53,7 +53,12 @@ def apply_rope(
 
 
 def rotate(
-    values: np.ndarray, ids: np.ndarray, base: float, inv_freq: ArrayLike | None, rotary_dim: int, layout: str,
+    values: np.ndarray,
+    ids: np.ndarray,
+    base: float,
+    inv_freq: ArrayLike | None,
+    rotary_dim: int,
+    layout: str,
     attention_factor: float = 1.0,
 ) -> np.ndarray:
     """``apply_rope`` on arguments already checked: ``posenc.rope`` checks its own (the paper's
@@ -122,9 +127,7 @@ def rope_frequencies(dim: int, *, base: float = DEFAULT_BASE) -> NDArray[np.floa
     return _precision.power_values(base, 2, dim, dim // 2).copy()
 
 
-def _scaled_by(
-    factor: Any, compute: Callable[[], NDArray[np.float64]], name: str = "factor"
-) -> NDArray[np.float64]:
+def _scaled_by(factor: Any, compute: Callable[[], NDArray[np.float64]], name: str = "factor") -> NDArray[np.float64]:
     """``compute()``'s frequencies, refused when dividing by ``factor`` (the argument ``name``) overflowed float64.
 
     A factor below about ``1e-308`` turns ``omega / factor`` into infinity; that is an error

@@ -171,8 +171,13 @@ def site_visits(browser, base_url, site_paths):
         if scheme not in visits:
             context = new_context(browser, scheme)
             try:
-                visits[scheme] = visit_pages(context, base_url, site_paths + [MISSING_PAGE],
-                                             AXE if AXE.is_file() else None, axe_colours_only=scheme == "dark")
+                visits[scheme] = visit_pages(
+                    context,
+                    base_url,
+                    site_paths + [MISSING_PAGE],
+                    AXE if AXE.is_file() else None,
+                    axe_colours_only=scheme == "dark",
+                )
             finally:
                 context.close()
         return visits[scheme]

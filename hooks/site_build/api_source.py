@@ -76,29 +76,33 @@ def _parts(code: str) -> list[tuple[int, str]]:
     (first line number, text). A top-level statement starts on a line of its own outside any
     string, so each part highlights as it does in the whole file."""
     lines = code.splitlines(keepends=True)
-    starts = sorted({min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-                     for node in ast.parse(code).body})
+    starts = sorted(
+        {min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) for node in ast.parse(code).body}
+    )
     cuts, first = [], 1
     for start in starts:
         if start - first >= PART_LINES:
             cuts.append(start)
             first = start
     bounds = [1, *cuts, len(lines) + 1]
-    return [(a, "".join(lines[a - 1:b - 1])) for a, b in zip(bounds, bounds[1:]) if b > a]
+    return [(a, "".join(lines[a - 1 : b - 1])) for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
 def listing(source_file: str) -> str:
     code = (paths.ROOT / source_file).read_text(encoding="utf-8")
     # stripnl=False keeps blank lines at a part's ends, so the listing is the whole file, line for line.
     highlighter = Highlight(None, linenums=True, line_anchors=LINE_ANCHORS, stripnl=False)
-    return "\n".join(highlighter.highlight(text, "python", linestart=first, classes=[PART_CLASS])
-                     for first, text in _parts(code))
+    return "\n".join(
+        highlighter.highlight(text, "python", linestart=first, classes=[PART_CLASS]) for first, text in _parts(code)
+    )
 
 
 def source_page(source_file: str) -> str:
     title = f"Source of {source_file}"
-    description = (f"The file {source_file} that the site was built from, with numbered lines: "
-                   "the API reference links each object it documents to the lines of its definition here.")
+    description = (
+        f"The file {source_file} that the site was built from, with numbered lines: "
+        "the API reference links each object it documents to the lines of its definition here."
+    )
     return (
         f"---\ntitle: {json.dumps(title)}\ndescription: {json.dumps(description)}\n"
         "search:\n  exclude: true\n---\n\n"
@@ -112,10 +116,13 @@ def source_page(source_file: str) -> str:
 def definition_lines(path: str) -> tuple[str, int, int]:
     """(module, first line, last line) of the definition of the object with dotted path ``path``."""
     # The longest documented module the path starts with (posenc.encodings, posenc.site.plotting).
-    module_name = max((name for name in documented_modules() if path == name or path.startswith(name + ".")),
-                      key=len, default=".".join(path.split(".")[:2]))
+    module_name = max(
+        (name for name in documented_modules() if path == name or path.startswith(name + ".")),
+        key=len,
+        default=".".join(path.split(".")[:2]),
+    )
     obj = importlib.import_module(module_name)
-    for name in path[len(module_name) + 1:].split(".") if path != module_name else ():
+    for name in path[len(module_name) + 1 :].split(".") if path != module_name else ():
         obj = getattr(obj, name)
     # A property's lines are its getter's; a decorated function's (a context manager) are the wrapped one's.
     obj = inspect.unwrap(obj.fget if isinstance(obj, property) else obj)
@@ -131,22 +138,26 @@ def definition_lines(path: str) -> tuple[str, int, int]:
 
 def with_source_links(page_html: str, page_url: str, files) -> str:
     """The API page's HTML with a link after each object's heading to its lines on its module's source page."""
+
     def linked(match: re.Match) -> str:
         module_name, first, last = definition_lines(match["path"])
         page_file = files.get_file_from_path(f"{SOURCE_FOLDER}/{module_name.rsplit('.', 1)[1]}.md")
         if page_file is None:
             raise PluginError(f"{API_PAGE}: {match['path']} has no source page (no `::: {module_name}` line)")
         href = html.escape(f"{get_relative_url(page_file.url, page_url)}#{line_anchor(first)}")
-        return (f'{match[0]}\n<p class="posenc-source-link"><a href="{href}">Source: '
-                f"<code>{module_file(module_name)}</code>, lines {first}–{last}</a></p>")
+        return (
+            f'{match[0]}\n<p class="posenc-source-link"><a href="{href}">Source: '
+            f"<code>{module_file(module_name)}</code>, lines {first}–{last}</a></p>"
+        )
 
     return OBJECT_HEADING.sub(linked, page_html)
 
 
 def source_page_files(config) -> list[File]:
     """The generated source page of each module the API page documents."""
-    return [File.generated(config, src, content=source_page(source_file))
-            for src, source_file in source_pages().items()]
+    return [
+        File.generated(config, src, content=source_page(source_file)) for src, source_file in source_pages().items()
+    ]
 
 
 def with_source(html_content: str, page, files) -> str:

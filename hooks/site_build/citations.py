@@ -130,8 +130,9 @@ def cite_markdown(what: str, page_src: str, config) -> str:
     described = release()
     root = cited_root(config["site_url"])
     if what == "site":
-        site = record(f"posenc{described['date'].year}", f"{{{described['title']}}}", root,
-                      f"Version {described['version']}")
+        site = record(
+            f"posenc{described['date'].year}", f"{{{described['title']}}}", root, f"Version {described['version']}"
+        )
         return f"```bibtex\n{site}\n```"
     if what == "articles":
         table = ["| article | URL | key |", "| --- | --- | --- |"]
@@ -140,7 +141,8 @@ def cite_markdown(what: str, page_src: str, config) -> str:
             url = f"{root}{url_path}"
             key = "posenc-" + url_path.rstrip("/").rsplit("/", 1)[-1]
             table.append(f"| [{title}]({paths.relative(page_src, path)}) | `{url}` | `{key}` |")
-            records.append(record(key, f"{{{title}}}", url,
-                                  f"Article of the posenc site, version {described['version']}"))
+            records.append(
+                record(key, f"{{{title}}}", url, f"Article of the posenc site, version {described['version']}")
+            )
         return "\n".join(table) + "\n\n```bibtex\n" + "\n\n".join(records) + "\n```"
     raise PluginError(f"unknown cite marker {what!r} (known: site, articles)")

@@ -80,10 +80,13 @@ def index_markdown(page_src: str) -> str:
         status = f"proved {entry.scope_label}" if entry.scope == GENERAL else entry.scope_label
         page = paths.relative(page_src, derivation_src(entry.id))
         groups.setdefault(entry.topic, []).append(
-            f"- [`{entry.id}`]({page}){{ #{entry.id} }} **{entry.title}.** {entry.summary} *Scope: {status}.*")
+            f"- [`{entry.id}`]({page}){{ #{entry.id} }} **{entry.title}.** {entry.summary} *Scope: {status}.*"
+        )
     # Each heading's anchor is prefixed, so that it can never take an ID's anchor.
-    sections = [f"## {TOPICS[topic]} {{ #topic-{topic.replace('_', '-')} }}\n\n" + "\n".join(items)
-                for topic, items in groups.items()]
+    sections = [
+        f"## {TOPICS[topic]} {{ #topic-{topic.replace('_', '-')} }}\n\n" + "\n".join(items)
+        for topic, items in groups.items()
+    ]
     return '<div class="posenc-derivation-index" markdown>\n\n' + "\n\n".join(sections) + "\n\n</div>\n"
 
 
@@ -98,9 +101,12 @@ def derivation_page(identifier: str, site_url: str) -> str:
     entry = REGISTRY[identifier]
     ids = [other.id for other in ordered()]
     position = ids.index(identifier)
-    front = yaml.safe_dump({"title": entry.title,
-                            "description": f"posenc derivation {identifier}, proved by SymPy: {entry.title}."},
-                           allow_unicode=True, sort_keys=False, width=1000)
+    front = yaml.safe_dump(
+        {"title": entry.title, "description": f"posenc derivation {identifier}, proved by SymPy: {entry.title}."},
+        allow_unicode=True,
+        sort_keys=False,
+        width=1000,
+    )
     steps = "\n".join(f"{n}. {step}" for n, step in enumerate(entry.steps, 1))
     count = f"{len(entry.steps)} step{'s' if len(entry.steps) != 1 else ''}"
     if entry.scope == GENERAL:
@@ -112,8 +118,11 @@ def derivation_page(identifier: str, site_url: str) -> str:
     if entry.check is not None:
         code += "\n\n" + inspect.getsource(entry.check)
         checked = ", then the numeric cross-check against the posenc NumPy functions"
-    neighbours = [f"[{label}: {REGISTRY[ids[at]].title}]({ids[at]}.md)"
-                  for label, at in (("Previous", position - 1), ("Next", position + 1)) if 0 <= at < len(ids)]
+    neighbours = [
+        f"[{label}: {REGISTRY[ids[at]].title}]({ids[at]}.md)"
+        for label, at in (("Previous", position - 1), ("Next", position + 1))
+        if 0 <= at < len(ids)
+    ]
     return (
         f"---\n{front}---\n\n"
         f"# {entry.title}\n\n"
@@ -131,7 +140,8 @@ def derivation_page(identifier: str, site_url: str) -> str:
         f"The proof that `python -m posenc.site.verify` runs for `{identifier}`{checked}, "
         f"from `{source_file(entry)}`:\n\n```python\n{code}```\n\n</div>\n\n"
         f"## Cite this derivation {{ #cite }}\n\n```bibtex\n{citations.bibtex(entry, site_url)}\n```\n\n"
-        + " · ".join(neighbours) + "\n"
+        + " · ".join(neighbours)
+        + "\n"
     )
 
 
@@ -139,8 +149,11 @@ def derivation_page_files(config) -> list[File]:
     """The page of each derivation, refused if an ID would take the address of a page in docs/."""
     taken = [identifier for identifier in REGISTRY if (paths.DOCS / derivation_src(identifier)).exists()]
     if taken:
-        raise PluginError(f"derivation ID {taken[0]!r} would be served at the address of "
-                          f"docs/{derivation_src(taken[0])}")
+        raise PluginError(
+            f"derivation ID {taken[0]!r} would be served at the address of docs/{derivation_src(taken[0])}"
+        )
     verify_report()  # the pages say "proved": refuse a missing, stale or failing report
-    return [File.generated(config, derivation_src(identifier),
-                           content=derivation_page(identifier, config["site_url"])) for identifier in REGISTRY]
+    return [
+        File.generated(config, derivation_src(identifier), content=derivation_page(identifier, config["site_url"]))
+        for identifier in REGISTRY
+    ]

@@ -49,8 +49,10 @@ def refresh_for_preview() -> None:
     """While previewing, bring stale figures and the derivation report up to date first."""
     result = subprocess.run(["make", "--no-print-directory", "figures", "verify"], cwd=paths.ROOT)
     if result.returncode:
-        log.error("make figures verify failed (see above); the preview shows the last good figures "
-                  "and names the failed scripts on their pages")
+        log.error(
+            "make figures verify failed (see above); the preview shows the last good figures "
+            "and names the failed scripts on their pages"
+        )
 
 
 def failure_note(name: str) -> str:
@@ -87,7 +89,7 @@ def figure_markdown(name: str, page_src: str, page_url: str) -> str:
     # here, as MkDocs makes a Markdown link's.
     full_size = html.escape(get_relative_url(f"{folder}/{name}.svg", page_url))
     link_source = not page_src.startswith(folder + "/")
-    source = f' [Source: `{meta.script}`]({paths.relative(page_src, f"{folder}/{name}.md")})' if link_source else ""
+    source = f" [Source: `{meta.script}`]({paths.relative(page_src, f'{folder}/{name}.md')})" if link_source else ""
     return (
         f'\n<figure class="posenc-figure" id="fig-{name}" markdown="span">\n'
         f'<span data-posenc-figure="{name}"></span>\n'
@@ -108,7 +110,7 @@ def inline_figures(page_html: str) -> str:
         text = figure_files(match["name"], paths.FIGURES)[1].read_text(encoding="utf-8").strip()
         if not text.startswith("<svg "):
             raise PluginError(f"figure {match['name']!r}: {match['name']}.svg does not start with <svg (run make)")
-        return "<svg data-search-exclude " + text[len("<svg "):]
+        return "<svg data-search-exclude " + text[len("<svg ") :]
 
     return FIGURE_PLACEHOLDER.sub(svg, page_html)
 
@@ -134,8 +136,10 @@ def figure_page(name: str) -> str:
 def figure_page_files(config) -> list[File]:
     """The generated page of each rendered figure, ``figures/NAME/``."""
     folder = figures_in_docs()
-    return [File.generated(config, f"{folder}/{meta_path.stem}.md", content=figure_page(meta_path.stem))
-            for meta_path in sorted(paths.FIGURES.glob("*.json"))]
+    return [
+        File.generated(config, f"{folder}/{meta_path.stem}.md", content=figure_page(meta_path.stem))
+        for meta_path in sorted(paths.FIGURES.glob("*.json"))
+    ]
 
 
 def figure_of_page(page_src: str) -> str | None:

@@ -44,8 +44,10 @@ def always_drawn_blocks(css: str) -> int:
     """
     first_skipped = {int(number) for number in ALWAYS_DRAWN_RULE.findall(css)}
     if len(first_skipped) != 1:
-        raise PluginError(f"posenc.css should skip the article's blocks from one :nth-child(n+K), found "
-                          f"{sorted(first_skipped) or 'none'}")
+        raise PluginError(
+            f"posenc.css should skip the article's blocks from one :nth-child(n+K), found "
+            f"{sorted(first_skipped) or 'none'}"
+        )
     return first_skipped.pop() - 1
 
 
@@ -103,11 +105,11 @@ def mark_first_screen(page_html: str, blocks: int = FIRST_SCREEN_BLOCKS) -> str:
     start = page_html.find(ARTICLE_OPENING)
     if start < 0:
         return page_html
-    inside = page_html[start + len(ARTICLE_OPENING):]
+    inside = page_html[start + len(ARTICLE_OPENING) :]
     parser = _ChildEnds()
     chunk = 16_384  # only the start of a long article is read
     for begin in range(0, len(inside), chunk):
-        parser.feed(inside[begin:begin + chunk])
+        parser.feed(inside[begin : begin + chunk])
         if len(parser.ends) >= blocks or parser.closed:
             break
     if len(parser.ends) >= blocks:

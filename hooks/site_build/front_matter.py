@@ -22,8 +22,10 @@ def check_scripts(page, files) -> None:
         raise PluginError(f"page {page.file.src_uri}: front matter 'scripts' must be a list of file names")
     missing = [name for name in scripts if files.get_file_from_path(name) is None]
     if missing:
-        raise PluginError(f"page {page.file.src_uri}: front matter 'scripts' names {', '.join(missing)}, which the "
-                          "site does not have (a path under docs/, such as javascripts/explainer.js)")
+        raise PluginError(
+            f"page {page.file.src_uri}: front matter 'scripts' names {', '.join(missing)}, which the "
+            "site does not have (a path under docs/, such as javascripts/explainer.js)"
+        )
 
 
 def warn_without_description(page) -> None:
@@ -33,5 +35,6 @@ def warn_without_description(page) -> None:
     ``notebook_pages`` hook takes a notebook's description from its metadata there.
     """
     if not page.meta.get("description"):
-        log.warning(f"page {page.file.src_uri} has no description in its front matter "
-                    "(needed for search results and previews)")
+        log.warning(
+            f"page {page.file.src_uri} has no description in its front matter (needed for search results and previews)"
+        )

@@ -53,7 +53,10 @@ class KaTeX:
                     raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
                 self.process = subprocess.Popen(
                     ["node", str(pathlib.Path(__file__).with_name("katex_server.js"))],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=paths.ROOT,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    cwd=paths.ROOT,
                 )
             self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
             self.process.stdin.flush()
@@ -154,8 +157,11 @@ FONT_PRELOADS_MARK = "<!-- posenc:math-font-preloads -->"
 def math_faces(page_html: str) -> list[str]:
     """The KaTeX faces the math in ``page_html`` is drawn in (none for a page without math)."""
     class_sets = {frozenset(value.split()) for value in CLASS_ATTRIBUTE.findall(page_html)}
-    return [face for face, entries in FACE_CLASSES.items()
-            if any(entry <= classes for entry in entries for classes in class_sets)]
+    return [
+        face
+        for face, entries in FACE_CLASSES.items()
+        if any(entry <= classes for entry in entries for classes in class_sets)
+    ]
 
 
 def with_font_preloads(page_html: str, page_url: str) -> str:
@@ -210,7 +216,6 @@ def ship_fonts(fonts: pathlib.Path) -> None:
         written = io.BytesIO()
         font.save(written)
         (fonts / name).write_bytes(written.getvalue())
-
 
 
 # An arithmatex element, and after inline math the text glued to it (up to a space or a tag).

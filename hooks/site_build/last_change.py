@@ -15,8 +15,9 @@ from mkdocs.utils import get_build_datetime
 from . import api_source, derivation_pages, figures, panels, paths, peer_tests
 
 # Why a page shows its build date instead of the date of its last change.
-HISTORY_MISSING = "the repository history that dates the last change to this page's sources ({files}) " \
-    "was not available to this build"
+HISTORY_MISSING = (
+    "the repository history that dates the last change to this page's sources ({files}) was not available to this build"
+)
 NOT_COMMITTED = "this page's sources ({files}) have changes not yet committed, so no commit dates their last change"
 
 

@@ -97,8 +97,18 @@ def draw_card(title: str, site_name: str) -> bytes:
     sizes = (54, 46, 40, 34, 28)
     for size in sizes:
         characters = int(box_width / (0.62 * size * dpi / 72))  # the average width of a bold character
-        text = axes.text(0.06, 0.58, "\n".join(_wrap(title, characters)), color="white", fontsize=size,
-                         fontweight="bold", family="DejaVu Sans", va="center", ha="left", linespacing=1.15)
+        text = axes.text(
+            0.06,
+            0.58,
+            "\n".join(_wrap(title, characters)),
+            color="white",
+            fontsize=size,
+            fontweight="bold",
+            family="DejaVu Sans",
+            va="center",
+            ha="left",
+            linespacing=1.15,
+        )
         extent = text.get_window_extent(renderer)
         if (extent.width <= box_width and extent.height <= box_height) or size == sizes[-1]:
             break
@@ -115,8 +125,11 @@ def draw_card(title: str, site_name: str) -> bytes:
 def write_card(page, config) -> None:
     """Write the card of ``page`` into the site, drawing it only if no earlier build has."""
     # An edit to the drawing or another Matplotlib or Pillow draws every card again.
-    drawer = [pathlib.Path(__file__).read_text(encoding="utf-8"), metadata.version("matplotlib"),
-              metadata.version("pillow")]
+    drawer = [
+        pathlib.Path(__file__).read_text(encoding="utf-8"),
+        metadata.version("matplotlib"),
+        metadata.version("pillow"),
+    ]
     key = hashlib.sha256("\0".join([*drawer, page_title(page), config["site_name"]]).encode()).hexdigest()
     cached = CARD_CACHE / f"{key}.png"
     if not cached.is_file():

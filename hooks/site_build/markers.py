@@ -69,8 +69,10 @@ def calc(expression: str, spec: str | None, marker: str) -> str:
     try:
         texts = [format(v, spec or "") for v in values]
     except (TypeError, ValueError) as error:
-        raise PluginError(f"calc marker {marker!r}: format spec {spec!r} does not apply to "
-                          f"{type(values[0]).__name__} {values[0]!r}: {error}") from error
+        raise PluginError(
+            f"calc marker {marker!r}: format spec {spec!r} does not apply to "
+            f"{type(values[0]).__name__} {values[0]!r}: {error}"
+        ) from error
     return texts[0] if array.ndim == 0 else "[" + ", ".join(texts) + "]"
 
 
@@ -162,8 +164,12 @@ def split_blocks(markdown: str) -> list[tuple[bool, str]]:
         if fence is not None:
             is_code = True
             closing = FENCE_OPENING.match(line)
-            if closing and closing["fence"][0] == fence[0] and len(closing["fence"]) >= len(fence) \
-                    and not line.strip().strip(fence[0]):
+            if (
+                closing
+                and closing["fence"][0] == fence[0]
+                and len(closing["fence"]) >= len(fence)
+                and not line.strip().strip(fence[0])
+            ):
                 fence = None
         elif blank:
             is_code = code_indent is not None  # a blank line may sit inside an indented code block

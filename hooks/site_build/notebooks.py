@@ -98,11 +98,7 @@ def _used_rules(rules, classes: set[str]) -> list:
     kept = []
     for rule in rules:
         if rule.type == "qualified-rule":
-            selectors = [
-                selector
-                for selector in _selectors(rule.prelude)
-                if _may_match(selector, classes)
-            ]
+            selectors = [selector for selector in _selectors(rule.prelude) if _may_match(selector, classes)]
             if selectors:
                 declarations = tinycss2.parse_declaration_list(rule.content, skip_whitespace=True, skip_comments=True)
                 kept.append((",".join(selectors), [d for d in declarations if d.type == "declaration"]))

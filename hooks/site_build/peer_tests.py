@@ -33,7 +33,7 @@ def summary(docstring: str) -> str:
 
 
 def parameters(test: ast.FunctionDef, constants: dict[str, ast.expr]) -> str:
-    """" Parametrised over ..." from the test's ``parametrize`` decorators, read from the source."""
+    """ " Parametrised over ..." from the test's ``parametrize`` decorators, read from the source."""
     parts = []
     for decorator in test.decorator_list:
         if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize"):
@@ -63,19 +63,28 @@ def peer_test_list() -> str:
     for path in sorted(paths.PEER_TESTS.glob("test_*.py")):
         name = path.relative_to(paths.ROOT).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=name)
-        constants = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
-                     for target in node.targets if isinstance(target, ast.Name)}
+        constants = {
+            target.id: node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
         # What pytest collects: test functions, and the test methods of Test classes.
-        tests = [node for parent in [tree, *(n for n in tree.body if isinstance(n, ast.ClassDef)
-                                             and n.name.startswith("Test"))]
-                 for node in parent.body
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")]
+        tests = [
+            node
+            for parent in [tree, *(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name.startswith("Test"))]
+            for node in parent.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")
+        ]
         items = []
         for test in tests:
             docstring = ast.get_docstring(test)
             if not docstring:
-                raise PluginError(f"{name}: {test.name} has no docstring; its first line says on the Conventions "
-                                  "page what the test compares with what")
+                raise PluginError(
+                    f"{name}: {test.name} has no docstring; its first line says on the Conventions "
+                    "page what the test compares with what"
+                )
             items.append(f"    - {summary(docstring)}{parameters(test, constants)}")
         lead = summary(ast.get_docstring(tree) or "")
         if not lead:

@@ -76,6 +76,7 @@ LITERAL = "posenc-literal"
 SEQUENTIAL = "viridis"
 DIVERGING = "RdBu_r"
 
+
 @dataclasses.dataclass(frozen=True)
 class _Rendering:
     script: pathlib.Path  # the figure script being run
@@ -87,8 +88,9 @@ _rendering: _Rendering | None = None
 
 
 @contextlib.contextmanager
-def rendering(script: os.PathLike[str] | str, namespace: dict[str, Any],
-              directory: os.PathLike[str] | str) -> Iterator[None]:
+def rendering(
+    script: os.PathLike[str] | str, namespace: dict[str, Any], directory: os.PathLike[str] | str
+) -> Iterator[None]:
     """Within this block, :func:`save` saves the figure of ``script`` into ``directory``.
 
     ``namespace`` is the dictionary the script runs in: by the time the script calls
@@ -153,13 +155,14 @@ def save(fig: Figure) -> pathlib.Path:
     leaves a partial figure behind.
     """
     if _rendering is None:
-        raise RuntimeError("save() knows which figure it saves only under the renderer: "
-                           "run python -m posenc.site.render figures_src/<name>.py (or make)")
+        raise RuntimeError(
+            "save() knows which figure it saves only under the renderer: "
+            "run python -m posenc.site.render figures_src/<name>.py (or make)"
+        )
     script = _rendering.script
     meta_path, svg_path = figure_files(script.stem, _rendering.directory)
     width, height = (round(v * PX_PER_INCH) for v in fig.get_size_inches())
-    meta = FigureMeta(**describe(_rendering.namespace), width=width, height=height,
-                      script=f"figures_src/{script.name}")
+    meta = FigureMeta(**describe(_rendering.namespace), width=width, height=height, script=f"figures_src/{script.name}")
     for text in fig.findobj(Text):
         if text.get_fontsize() < MIN_FONT_SIZE:
             text.set_fontsize(MIN_FONT_SIZE)
@@ -232,8 +235,11 @@ def _advance(character: str, size: float, oblique: bool) -> float:
     from matplotlib import font_manager
     from matplotlib.ft2font import FT2Font, LoadFlags
 
-    font = FT2Font(font_manager.findfont(font_manager.FontProperties(
-        family="DejaVu Sans", style="oblique" if oblique else "normal")))
+    font = FT2Font(
+        font_manager.findfont(
+            font_manager.FontProperties(family="DejaVu Sans", style="oblique" if oblique else "normal")
+        )
+    )
     font.set_size(size, 72)
     glyph = font.load_char(ord(character), flags=LoadFlags.NO_HINTING)
     return glyph.linearHoriAdvance / 65536
@@ -257,8 +263,13 @@ def _join_glyphs(text: ElementTree.Element) -> None:
         parsed = _parse_style(style)
         size = float(parsed.get("font-size", "10").removesuffix("px"))
         last = runs[-1] if runs else None
-        if (last is not None and end is not None and last.get("y") == span.get("y")
-                and last.get("style") == style and abs(x - end) < 0.1 * size):
+        if (
+            last is not None
+            and end is not None
+            and last.get("y") == span.get("y")
+            and last.get("style") == style
+            and abs(x - end) < 0.1 * size
+        ):
             last.text = (last.text or "") + glyphs
         else:
             runs.append(span)
@@ -363,12 +374,19 @@ def page_svg(drawn: bytes, name: str, meta: FigureMeta) -> bytes:
     _flatten(root)
     view_box = root.get("viewBox")
     root.attrib.clear()
-    root.attrib.update({
-        "width": str(meta.width), "height": str(meta.height), "viewBox": view_box,
-        "role": "img", "aria-label": meta.alt,
-        "fill": "currentColor", "font-family": SITE_FONT,
-        "stroke-linejoin": "round", "stroke-linecap": "butt",
-    })
+    root.attrib.update(
+        {
+            "width": str(meta.width),
+            "height": str(meta.height),
+            "viewBox": view_box,
+            "role": "img",
+            "aria-label": meta.alt,
+            "fill": "currentColor",
+            "font-family": SITE_FONT,
+            "stroke-linejoin": "round",
+            "stroke-linecap": "butt",
+        }
+    )
     return ElementTree.tostring(root, encoding="unicode").encode() + b"\n"
 
 
@@ -422,8 +440,9 @@ def _luminance(rgba: Any) -> float:
 _DARK_TEXT_ABOVE = (1.05 * 0.05) ** 0.5 - 0.05
 
 
-def annotate_cells(ax: Any, image: Any, values: Any, fmt: str = "{:.2f}", *, mask: Any = None,
-                   fontsize: float = MIN_FONT_SIZE) -> list[Any]:
+def annotate_cells(
+    ax: Any, image: Any, values: Any, fmt: str = "{:.2f}", *, mask: Any = None, fontsize: float = MIN_FONT_SIZE
+) -> list[Any]:
     """Print each value in its cell of ``image``, black on light cells and white on dark; return the texts.
 
     Used by figures shift-rotation, position-only-score, binary-analogy, pytorch-table and
@@ -470,8 +489,11 @@ def annotate_cells(ax: Any, image: Any, values: Any, fmt: str = "{:.2f}", *, mas
         light = _luminance(image.cmap(image.norm(value))) > _DARK_TEXT_ABOVE
         x = left + (col + 0.5) * (right - left) / cols
         y = first_row + (row + 0.5) * (last_row - first_row) / rows
-        texts.append(literal(ax.text(x, y, label, ha="center", va="center", fontsize=fontsize,
-                                     color="black" if light else "white")))
+        texts.append(
+            literal(
+                ax.text(x, y, label, ha="center", va="center", fontsize=fontsize, color="black" if light else "white")
+            )
+        )
     return texts
 
 
@@ -503,7 +525,7 @@ def span_axes(axes: Any) -> Any:
     figure = panels[0].figure
     for panel in panels:
         panel.remove()
-    return figure.add_subplot(grid[rows.start:rows.stop, cols.start:cols.stop])
+    return figure.add_subplot(grid[rows.start : rows.stop, cols.start : cols.stop])
 
 
 # One colour per concept. Every figure script takes its data colours from colour_of(), so a
@@ -538,7 +560,7 @@ def colour_of(**concept: Any) -> str:
     """
     if len(concept) != 1:
         raise TypeError(f"colour_of takes exactly one concept keyword, got {sorted(concept)}")
-    (kind, value), = concept.items()
+    ((kind, value),) = concept.items()
     if kind == "reference":
         if value is not True:
             raise ValueError("write colour_of(reference=True)")

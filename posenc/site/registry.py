@@ -146,5 +146,6 @@ def assert_close(actual: object, expected: object, what: str, *, atol: float = 1
     """Fail with ``what`` unless two numeric arrays agree to ``atol``."""
     actual_array, expected_array = np.asarray(actual, dtype=float), np.asarray(expected, dtype=float)
     if actual_array.shape != expected_array.shape or not np.allclose(actual_array, expected_array, atol=atol, rtol=0):
-        raise ProofFailure(f"{what}: numeric values disagree (max error "
-                           f"{np.max(np.abs(actual_array - expected_array))})")
+        raise ProofFailure(
+            f"{what}: numeric values disagree (max error {np.max(np.abs(actual_array - expected_array))})"
+        )

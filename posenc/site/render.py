@@ -95,8 +95,9 @@ def _run_script(script: pathlib.Path, scratch: pathlib.Path) -> None:
         os._exit(status)  # no atexit handlers or buffers inherited from the parent run twice
 
 
-def _render_one(script: pathlib.Path, directory: pathlib.Path, scratch_root: pathlib.Path,
-                timeout: float) -> str | None:
+def _render_one(
+    script: pathlib.Path, directory: pathlib.Path, scratch_root: pathlib.Path, timeout: float
+) -> str | None:
     """Render one script in a forked child; install its outputs on success, else return why not."""
     scratch_root.mkdir(parents=True, exist_ok=True)
     scratch = pathlib.Path(tempfile.mkdtemp(prefix=f"{script.stem}.", dir=scratch_root))
@@ -128,8 +129,14 @@ def _render_one(script: pathlib.Path, directory: pathlib.Path, scratch_root: pat
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def render(scripts: list[pathlib.Path], directory: pathlib.Path, *, timeout: float = DEFAULT_TIMEOUT,
-           scratch: pathlib.Path | None = None, errors: dict[pathlib.Path, str] | None = None) -> list[pathlib.Path]:
+def render(
+    scripts: list[pathlib.Path],
+    directory: pathlib.Path,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    scratch: pathlib.Path | None = None,
+    errors: dict[pathlib.Path, str] | None = None,
+) -> list[pathlib.Path]:
     """Render each script into ``directory``; return the scripts that failed.
 
     ``scratch`` is where the children write before their figures move into ``directory`` (by
@@ -177,12 +184,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scripts", nargs="*", type=pathlib.Path)
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(FIGURE_DIR))
-    parser.add_argument("--update", action="store_true",
-                        help="render only stale scripts and delete figures whose script is not listed")
-    parser.add_argument("--depends", type=pathlib.Path, nargs="*", default=[],
-                        help="with --update: files every figure depends on (the helper, its style)")
-    parser.add_argument("--errors", type=pathlib.Path,
-                        help="with --update: JSON file recording {figure name: why its last render failed}")
+    parser.add_argument(
+        "--update", action="store_true", help="render only stale scripts and delete figures whose script is not listed"
+    )
+    parser.add_argument(
+        "--depends",
+        type=pathlib.Path,
+        nargs="*",
+        default=[],
+        help="with --update: files every figure depends on (the helper, its style)",
+    )
+    parser.add_argument(
+        "--errors",
+        type=pathlib.Path,
+        help="with --update: JSON file recording {figure name: why its last render failed}",
+    )
     parser.add_argument("--scratch", type=pathlib.Path, help="where scripts write before their figures move to --out")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds each script may run")
     args = parser.parse_args(argv)
@@ -191,8 +207,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no such figure script: {', '.join(map(str, missing))}")
     misnamed = bad_names(args.scripts)
     if misnamed:
-        parser.error("a figure script's name may hold only letters, digits, '-' and '_' (it names the "
-                     f"figure's file and URL); rename: {', '.join(repr(str(s)) for s in misnamed)}")
+        parser.error(
+            "a figure script's name may hold only letters, digits, '-' and '_' (it names the "
+            f"figure's file and URL); rename: {', '.join(repr(str(s)) for s in misnamed)}"
+        )
     _stop_on_sigterm()
     scripts = args.scripts
     if args.update:

@@ -55,16 +55,19 @@ def print_test_report(report: pathlib.Path, slowest: int = 15) -> None:
         print(f"\ntest suite: no report at {report} (`make test` writes it)")
         return
     tree = ElementTree.parse(report)
-    cases = [(case.get("classname", ""), case.get("name", ""), float(case.get("time", 0)))
-             for case in tree.iter("testcase")]
+    cases = [
+        (case.get("classname", ""), case.get("name", ""), float(case.get("time", 0))) for case in tree.iter("testcase")
+    ]
     by_file: collections.Counter[str] = collections.Counter()
     for classname, _, seconds in cases:
         by_file[classname] += seconds
     total = sum(by_file.values())
     # The run's own time: with the tests in several workers it is less than the sum of their times.
     wall = sum(float(suite.get("time", 0)) for suite in tree.iter("testsuite"))
-    print(f"\ntest suite: {len(cases)} tests, {wall:.1f} s from start to end, {total:.1f} s in tests "
-          f"(added up over the workers; last `make test`, {report})")
+    print(
+        f"\ntest suite: {len(cases)} tests, {wall:.1f} s from start to end, {total:.1f} s in tests "
+        f"(added up over the workers; last `make test`, {report})"
+    )
     for classname, seconds in by_file.most_common(12):
         print(f"  {classname:<44} {seconds:7.1f}  {100 * seconds / total:4.1f} %")
     print(f"slowest {slowest} tests (setup included)")
@@ -74,8 +77,12 @@ def print_test_report(report: pathlib.Path, slowest: int = 15) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--test-report", type=pathlib.Path, default=ROOT / "build" / "test-report.xml",
-                        help="the JUnit XML report `make test` writes")
+    parser.add_argument(
+        "--test-report",
+        type=pathlib.Path,
+        default=ROOT / "build" / "test-report.xml",
+        help="the JUnit XML report `make test` writes",
+    )
     args = parser.parse_args()
     print("posenc benchmark (seconds unless stated; 2-core machine, one run)")
     print_test_report(args.test_report)  # first: the clean build below removes build/, the report with it
@@ -100,27 +107,39 @@ def main() -> None:
     for name, seconds in sorted(draws.items(), key=lambda item: -item[1]):
         print(f"  {name:<28} {seconds:6.2f}")
     print(f"  matplotlib import  {import_seconds:7.2f}")
-    print(f"  floor (import + draws) {floor:6.2f}; clean figure step {figures_seconds:.2f} "
-          f"= {figures_seconds / floor:.2f}x the floor (target <= 1.5x)")
+    print(
+        f"  floor (import + draws) {floor:6.2f}; clean figure step {figures_seconds:.2f} "
+        f"= {figures_seconds / floor:.2f}x the floor (target <= 1.5x)"
+    )
 
     total_match = re.search(r"proved in ([0-9.]+) s", verify_out)
     print(f"\nderivations: registry proved in {total_match[1] if total_match else '?'} s (target < 10 s)")
 
     noop_seconds, noop_out = make()
-    print(f"\nno-op make          {noop_seconds:7.2f}  (target < 1 s; rendered "
-          f"{len(PROGRESS.findall(noop_out))} figures)")
+    print(
+        f"\nno-op make          {noop_seconds:7.2f}  (target < 1 s; rendered {len(PROGRESS.findall(noop_out))} figures)"
+    )
 
     script = sorted((ROOT / "figures_src").glob("*.py"))[0]
     time.sleep(0.05)
     os.utime(script)
     edit_seconds, edit_out = make()
     rerendered = [name for _, _, name, _ in PROGRESS.findall(edit_out)]
-    print(f"touch {script.name}: make {edit_seconds:.2f} s, re-rendered {rerendered} "
-          f"(target: that figure alone)")
+    print(f"touch {script.name}: make {edit_seconds:.2f} s, re-rendered {rerendered} (target: that figure alone)")
 
     # The browser test measures and prints it (it asserts no time: the machine is shared).
-    _, explainer_out = run(str(PY), "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
-                           "tests/browser/test_explainer.py", "-k", "input_to_readout_time or own_assets")
+    _, explainer_out = run(
+        str(PY),
+        "-m",
+        "pytest",
+        "-q",
+        "-s",
+        "-p",
+        "no:cacheprovider",
+        "tests/browser/test_explainer.py",
+        "-k",
+        "input_to_readout_time or own_assets",
+    )
     print()
     print("\n".join(line for line in explainer_out.splitlines() if line.startswith(("explainer:", "  "))))
 

@@ -87,8 +87,11 @@ class _Handler(SiteHandler):
         path = pathlib.Path(self.translate_path(self.path))
         if path.is_dir() and self.path.split("?")[0].endswith("/"):
             path = path / "index.html"
-        if (path.suffix not in COMPRESSIBLE or not path.is_file()
-                or "gzip" not in self.headers.get("Accept-Encoding", "")):
+        if (
+            path.suffix not in COMPRESSIBLE
+            or not path.is_file()
+            or "gzip" not in self.headers.get("Accept-Encoding", "")
+        ):
             return super().send_head()
         key = str(path)
         if key not in self.cache:
@@ -112,10 +115,14 @@ def sitemap_paths(site: pathlib.Path) -> list[str]:
 def lighthouse(url: str, preset: str, out: pathlib.Path, chrome: str) -> dict:
     # Lighthouse's own default is the mobile preset; it names only the desktop one.
     command = [
-        "npx", "--no", "lighthouse", url,
+        "npx",
+        "--no",
+        "lighthouse",
+        url,
         *(["--preset=desktop"] if preset == "desktop" else []),
         f"--only-categories={','.join(CATEGORIES)}",
-        "--output=json", f"--output-path={out}",
+        "--output=json",
+        f"--output-path={out}",
         f"--chrome-flags={' '.join(CHROME_FLAGS)}",
         "--quiet",
     ]
@@ -129,14 +136,17 @@ def lighthouse(url: str, preset: str, out: pathlib.Path, chrome: str) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", help="site paths to audit (default: every page in the sitemap)")
-    parser.add_argument("--site", type=pathlib.Path,
-                        default=pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site")))
+    parser.add_argument(
+        "--site", type=pathlib.Path, default=pathlib.Path(os.environ.get("POSENC_SITE_DIR", ROOT / "site"))
+    )
     parser.add_argument("--preset", choices=PRESETS, action="append", help="audit one preset only (default: both)")
     parser.add_argument("--json", type=pathlib.Path, help="also write the table's figures to this JSON file")
-    parser.add_argument("--strict", action="store_true",
-                        help="exit 1 when accessibility, best practices or SEO is under 100")
-    parser.add_argument("--runs", type=int, default=1,
-                        help="audit each page this many times and report the median run (default 1)")
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 when accessibility, best practices or SEO is under 100"
+    )
+    parser.add_argument(
+        "--runs", type=int, default=1, help="audit each page this many times and report the median run (default 1)"
+    )
     args = parser.parse_args()
     if not 1 <= args.runs <= 15:
         parser.error(f"--runs must be a whole number from 1 to 15, not {args.runs}")
@@ -169,8 +179,11 @@ def main() -> int:
                 for preset in presets:
                     reports = []
                     for run in range(args.runs):
-                        print(f"lighthouse {preset} {path} ({index + 1}/{len(paths)}, run {run + 1}/{args.runs}) ...",
-                              file=sys.stderr, flush=True)
+                        print(
+                            f"lighthouse {preset} {path} ({index + 1}/{len(paths)}, run {run + 1}/{args.runs}) ...",
+                            file=sys.stderr,
+                            flush=True,
+                        )
                         out = pathlib.Path(tmp) / f"{index}-{preset}-{run}.json"
                         try:
                             reports.append(lighthouse(base + path, preset, out, chrome))
@@ -219,6 +232,7 @@ def median_run(reports: list[dict]) -> tuple[dict, list[int | None]]:
     """The report with the median performance score (the upper one of an even number of runs)
     and every run's performance score, in the order they ran; a run Lighthouse could not score
     counts as the lowest."""
+
     def performance(report: dict) -> float:
         score = report["categories"]["performance"]["score"]
         return -1.0 if score is None else score

@@ -46,8 +46,12 @@ ORDERS = orders()
 SLIDERS = sliders()  # step -> parameter -> (min, max, step, starting value)
 INITIAL = {step: initial(step) for step in STEPS}
 FIGURES = (
-    "attention-permutation", "heatmap-20x50", "frequency-bands",
-    "dot-product-16", "rope-rotation", "sinusoidal-vs-rope",
+    "attention-permutation",
+    "heatmap-20x50",
+    "frequency-bands",
+    "dot-product-16",
+    "rope-rotation",
+    "sinusoidal-vs-rope",
 )
 
 
@@ -176,8 +180,13 @@ def test_every_control_works_with_pointer_and_keyboard(context, base_url, scheme
             assert abs(value - (low + 0.6 * (high - low))) <= 0.15 * (high - low) + size, (step, name, value)
             # Keyboard: Home, End and the arrows.
             control.focus()
-            for key, target in (("Home", low), ("ArrowRight", low + size), ("ArrowRight", low + 2 * size),
-                                ("End", high), ("ArrowLeft", high - size)):
+            for key, target in (
+                ("Home", low),
+                ("ArrowRight", low + size),
+                ("ArrowRight", low + 2 * size),
+                ("End", high),
+                ("ArrowLeft", high - size),
+            ):
                 page.keyboard.press(key)
                 assert check_readouts(page, step)[name] == target, (step, name, key)
             shown = page.locator(f'[data-panel="{step}"] [data-value-of="{name}"]').inner_text()
@@ -230,7 +239,9 @@ def test_instant_navigation_brings_the_scripts_and_wires_every_step_exactly_once
     page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
     # The home page has no steps and loads none of the explainer's scripts ...
     assert page.evaluate("() => [typeof window.posencExplainer, typeof window.posencExplainerMath]") == [
-        "undefined", "undefined"]
+        "undefined",
+        "undefined",
+    ]
     page.evaluate("window.__sameDocument = true")
     # ... which instant navigation brings with the explainer; then away and back, twice.
     page.locator("article a[href$='explainer/']").first.click()
@@ -315,8 +326,9 @@ def test_input_to_readout_time_is_measured(browser, base_url, capsys, record_pro
     lines = []
     for row in results:
         assert len(row["toReadout"]) == repeats
-        assert row["writes"] >= repeats, \
+        assert row["writes"] >= repeats, (
             f"{row['step']}/{row['name']}: {row['writes']} readout writes for {repeats} inputs"
+        )
         lines.append(
             f"  {row['step']}/{row['name']}: {statistics.mean(row['toReadout']):.3f} ms to readouts, "
             f"{statistics.mean(row['withLayout']):.3f} ms with layout"
@@ -325,8 +337,10 @@ def test_input_to_readout_time_is_measured(browser, base_url, capsys, record_pro
     slowest = max(statistics.mean(row["withLayout"]) for row in results)
     record_property("explainer_mean_input_to_readout_ms", overall)
     with capsys.disabled():
-        print(f"\nexplainer: mean input-to-readout time {overall:.3f} ms over {repeats} inputs per slider "
-              f"(slowest slider with layout {slowest:.3f} ms; one frame is 16.7 ms)")
+        print(
+            f"\nexplainer: mean input-to-readout time {overall:.3f} ms over {repeats} inputs per slider "
+            f"(slowest slider with layout {slowest:.3f} ms; one frame is 16.7 ms)"
+        )
         print("\n".join(lines))
     assert not errors
 
@@ -343,17 +357,28 @@ def test_own_scripts_and_styles_stay_under_budget(browser, base_url, site_dir, c
     page.goto(base_url + PATH, wait_until="load")
     page.wait_for_load_state("networkidle")
     context.close()
-    own = sorted({
-        url[len(base_url) + 1 :] for url in loaded
-        if url.startswith(base_url) and url.endswith((".js", ".css"))
-        and not url[len(base_url) :].startswith("/assets/")  # the theme and KaTeX, not ours
-    })
-    assert {"javascripts/explainer-demo.js", "javascripts/explainer-math.js", "javascripts/explainer.js",
-            "stylesheets/explainer.css"} <= set(own)
+    own = sorted(
+        {
+            url[len(base_url) + 1 :]
+            for url in loaded
+            if url.startswith(base_url)
+            and url.endswith((".js", ".css"))
+            and not url[len(base_url) :].startswith("/assets/")  # the theme and KaTeX, not ours
+        }
+    )
+    assert {
+        "javascripts/explainer-demo.js",
+        "javascripts/explainer-math.js",
+        "javascripts/explainer.js",
+        "stylesheets/explainer.css",
+    } <= set(own)
     sizes = {name: (site_dir / name).stat().st_size for name in own}
     with capsys.disabled():
-        print("\nexplainer: own assets " + ", ".join(f"{name} {size / 1024:.1f} KB" for name, size in sizes.items())
-              + f"; total {sum(sizes.values()) / 1024:.1f} KB of {SIZE_BUDGET // 1024} KB")
+        print(
+            "\nexplainer: own assets "
+            + ", ".join(f"{name} {size / 1024:.1f} KB" for name, size in sizes.items())
+            + f"; total {sum(sizes.values()) / 1024:.1f} KB of {SIZE_BUDGET // 1024} KB"
+        )
     assert sum(sizes.values()) < SIZE_BUDGET
 
 
@@ -431,8 +456,9 @@ def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
     for name in FIGURES:
         drawing = page.locator(f"#fig-{name} svg").first  # figures are inline SVG, drawn without scripts
         assert drawing.is_visible(), name
-        assert drawing.evaluate("svg => svg.getBoundingClientRect().width > 0 && "
-                                "svg.querySelectorAll('text').length > 0"), name
+        assert drawing.evaluate(
+            "svg => svg.getBoundingClientRect().width > 0 && svg.querySelectorAll('text').length > 0"
+        ), name
     for step in STEPS:
         root = step_locator(page, step)
         assert root.get_attribute("data-live") is None
@@ -453,10 +479,16 @@ def test_only_the_pages_with_steps_or_the_panel_load_their_scripts(site_dir):
         text = path.read_text(encoding="utf-8")
         listed = [name for found in PAGE_SCRIPTS.findall(text) for name in json.loads(found)]
         assert all(name.startswith("javascripts/") for name in listed), (path, listed)
-        loading[str(path.parent.relative_to(site_dir))] = [
-            name.rsplit("/", 1)[-1] for name in listed] + named.findall(PAGE_SCRIPTS.sub("", text))
+        loading[str(path.parent.relative_to(site_dir))] = [name.rsplit("/", 1)[-1] for name in listed] + named.findall(
+            PAGE_SCRIPTS.sub("", text)
+        )
     assert {page: names for page, names in loading.items() if names} == {
         "explainer": ["explainer-demo.js", "explainer-math.js", "panels.js", "explainer.js"],
-        "long-context": ["explainer-demo.js", "explainer-math.js", "long-context-math.js", "panels.js",
-                         "long-context.js"],
+        "long-context": [
+            "explainer-demo.js",
+            "explainer-math.js",
+            "long-context-math.js",
+            "panels.js",
+            "long-context.js",
+        ],
     }

@@ -58,8 +58,12 @@ SCHEME_READ = read_on_every_page("figure-colours", SCHEME_PROBE)
 @pytest.fixture(scope="module")
 def figure_pages(site_paths, site_dir) -> list[str]:
     """The articles that show figures (each figure's own page shows it the same way)."""
-    pages = [path for path in site_paths if not path.startswith("/figures/")
-             and 'class="posenc-figure"' in (site_dir / path.lstrip("/") / "index.html").read_text()]
+    pages = [
+        path
+        for path in site_paths
+        if not path.startswith("/figures/")
+        and 'class="posenc-figure"' in (site_dir / path.lstrip("/") / "index.html").read_text()
+    ]
     assert len(pages) >= 5
     return pages
 
@@ -101,8 +105,10 @@ def test_figure_text_can_be_found_with_the_browsers_page_search(browser, base_ur
     assert label.count() == 1
     label.scroll_into_view_if_needed()
     # window.find is the script face of Ctrl+F: it searches rendered text, figures included.
-    assert page.evaluate("() => window.find('hidden channel i') && "
-                         "window.getSelection().anchorNode.parentElement.closest('svg') !== null")
+    assert page.evaluate(
+        "() => window.find('hidden channel i') && "
+        "window.getSelection().anchorNode.parentElement.closest('svg') !== null"
+    )
     context.close()
 
 
@@ -118,8 +124,9 @@ def test_figures_take_the_page_colours_and_no_white_background(visits, figure_pa
             if not figure["plain"]:
                 problems.append(f"{where}: no text in the page's colour")
             if figure["offColour"]:
-                problems.append(f"{where}: text not in the page colour {figure['foreground']}: "
-                                f"{figure['offColour'][:3]}")
+                problems.append(
+                    f"{where}: text not in the page colour {figure['foreground']}: {figure['offColour'][:3]}"
+                )
             if figure["white"]:
                 problems.append(f"{where}: a white background")
             if scheme == "dark" and figure["foreground"].startswith("rgba(0, 0, 0"):

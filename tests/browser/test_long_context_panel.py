@@ -60,12 +60,19 @@ def check_panel(page, params: dict | None = None) -> dict:
 def test_the_page_runs_the_module_checked_in_node(browser, base_url):
     context = new_context(browser)
     page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
-    scripts = [src.rsplit("/", 1)[-1] for src in page.evaluate("() => Array.from(document.scripts, (s) => s.src)")
-               if "/javascripts/" in src]
+    scripts = [
+        src.rsplit("/", 1)[-1]
+        for src in page.evaluate("() => Array.from(document.scripts, (s) => s.src)")
+        if "/javascripts/" in src
+    ]
     # Each module before the code that uses it: the explainer's arithmetic, the panel's, the panel
     # module, the panel; the explainer's page code is not needed.
-    assert scripts.index("explainer-math.js") < scripts.index("long-context-math.js") < scripts.index(
-        "panels.js") < scripts.index("long-context.js")
+    assert (
+        scripts.index("explainer-math.js")
+        < scripts.index("long-context-math.js")
+        < scripts.index("panels.js")
+        < scripts.index("long-context.js")
+    )
     assert "explainer.js" not in scripts
     served = page.evaluate("async () => (await fetch('../javascripts/long-context-math.js')).text()")
     assert served == MODULE.read_text()
@@ -100,7 +107,7 @@ def test_the_panel_reacts_to_pointer_and_keyboard(context, base_url, scheme):
     # The drawing follows: its curve has a point for every pair, and ink follows the colour scheme.
     assert page.locator(f"{PANEL} polyline").get_attribute("points").count(",") == 64
     fill = page.locator(f"{PANEL} svg text").first.evaluate("t => getComputedStyle(t).fill")
-    channels = [float(v) for v in fill[fill.index("(") + 1: -1].split(",")[:3]]
+    channels = [float(v) for v in fill[fill.index("(") + 1 : -1].split(",")[:3]]
     assert (sum(channels) / 3 > 128) == (scheme == "dark"), fill
     assert not errors
 
@@ -111,7 +118,9 @@ def test_instant_navigation_brings_the_scripts_and_wires_the_panel_only_once(bro
     page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
     # The RoPE page has no panel and loads none of its scripts (nor the panel module) ...
     assert page.evaluate("() => [typeof window.posencLongContext, typeof window.posencPanels]") == [
-        "undefined", "undefined"]
+        "undefined",
+        "undefined",
+    ]
     page.evaluate("window.__sameDocument = true")
     # ... which instant navigation brings with the long-context page; then away and back, twice.
     page.locator("article a[href$='/long-context/']").first.click()

@@ -17,8 +17,14 @@ from urllib.parse import urlparse
 
 import pytest
 from support.browser import CHROMIUM, CHROMIUM_ARGS, new_context
-from support.site_visits import (AXE_RUN, LAYOUT_ATTEMPTS, MISSING_PAGE, PageVisit, draw_skipped_blocks,
-                         layout_shifts_of_a_load)
+from support.site_visits import (
+    AXE_RUN,
+    LAYOUT_ATTEMPTS,
+    MISSING_PAGE,
+    PageVisit,
+    draw_skipped_blocks,
+    layout_shifts_of_a_load,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -49,8 +55,9 @@ def _axe_lines(where: str, violations: list[dict]) -> list[str]:
     lines = []
     for rule, found in by_rule.items():
         targets = "; ".join(v["target"][-90:] for v in found[:3]) + ("; ..." if len(found) > 3 else "")
-        lines.append(f"{where} [{rule}, {found[0]['impact']}] {len(found)} element(s): "
-                     f"{targets} -- {found[0]['summary']}")
+        lines.append(
+            f"{where} [{rule}, {found[0]['impact']}] {len(found)} element(s): {targets} -- {found[0]['summary']}"
+        )
     return lines
 
 
@@ -139,8 +146,10 @@ def test_no_layout_shift_on_any_page(visits, site_paths, scheme):
         if all(loads):
             shifts = loads[-1]
             total = sum(shift["value"] for shift in shifts)
-            problems.append(f"{scheme} {path}: cumulative layout shift {total:.4f} in each of "
-                            f"{len(loads)} loads; the last: {_described(shifts)}")
+            problems.append(
+                f"{scheme} {path}: cumulative layout shift {total:.4f} in each of "
+                f"{len(loads)} loads; the last: {_described(shifts)}"
+            )
     assert not problems, "\n".join(problems)
 
 
@@ -164,8 +173,9 @@ def test_no_layout_shift_where_scrollbars_take_room(browser, base_url, site_dir,
         if len(TOC_LINK.findall(toc)) >= LONG_TOC:
             pages.append(path)
     assert len(pages) >= 5, pages
-    drawing_scrollbars = browser.browser_type.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                                     ignore_default_args=["--hide-scrollbars"])
+    drawing_scrollbars = browser.browser_type.launch(
+        executable_path=CHROMIUM, args=CHROMIUM_ARGS, ignore_default_args=["--hide-scrollbars"]
+    )
     problems = []
     try:
         page = new_context(drawing_scrollbars, "light").new_page()
@@ -215,8 +225,10 @@ class Weight:
     def line(self) -> str:
         heaviest = sorted(self.by_url.items(), key=lambda item: -item[1])[:3]
         parts = ", ".join(f"{urlparse(url).path} {size / KB:.0f}" for url, size in heaviest)
-        return (f"{self.path:<36} {self.total / KB:7.1f} KB (gzip {self.gzipped / KB:5.1f} KB; "
-                f"budget {self.budget // KB} KB; largest KB: {parts})")
+        return (
+            f"{self.path:<36} {self.total / KB:7.1f} KB (gzip {self.gzipped / KB:5.1f} KB; "
+            f"budget {self.budget // KB} KB; largest KB: {parts})"
+        )
 
 
 def test_page_weight_within_budget(visits, site_paths, scheme):

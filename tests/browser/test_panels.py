@@ -93,8 +93,10 @@ def check(page, name: str) -> dict:
 
 
 def wait_until_live(page):
-    page.wait_for_function("() => document.querySelectorAll('[data-panel]').length > 0 && "
-                           "document.querySelectorAll('[data-panel]:not([data-live])').length === 0")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-panel]').length > 0 && "
+        "document.querySelectorAll('[data-panel]:not([data-live])').length === 0"
+    )
 
 
 @pytest.mark.browser
@@ -183,9 +185,11 @@ def test_every_panel_is_labelled_announced_and_focusable(browser, base_url, site
             # Keyboard focus is visible on every control.
             for control in page.locator(f'[data-panel="{name}"] [data-param]').all():
                 control.focus()
-                outline = control.evaluate("c => ({ visible: c.matches(':focus-visible'),"
-                                           " style: getComputedStyle(c).outlineStyle,"
-                                           " width: parseFloat(getComputedStyle(c).outlineWidth) })")
+                outline = control.evaluate(
+                    "c => ({ visible: c.matches(':focus-visible'),"
+                    " style: getComputedStyle(c).outlineStyle,"
+                    " width: parseFloat(getComputedStyle(c).outlineWidth) })"
+                )
                 assert outline["visible"] and outline["style"] != "none" and outline["width"] > 0, (name, outline)
         assert not errors, (path, errors)
         page.close()

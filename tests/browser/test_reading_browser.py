@@ -162,6 +162,10 @@ def test_generated_source_is_not_a_search_result(site_dir):
     assert {f"derivations/{identifier}/" for identifier in REGISTRY} <= set(locations)
     dumps = [loc for loc in locations if loc.startswith(("figures/", "api/source/")) or loc.endswith("#source")]
     assert not dumps, dumps
-    code = [f"def {function.__name__}(" for entry in REGISTRY.values() for function in (entry.prove, entry.check)
-            if function is not None]
+    code = [
+        f"def {function.__name__}("
+        for entry in REGISTRY.values()
+        for function in (entry.prove, entry.check)
+        if function is not None
+    ]
     assert not [entry["location"] for entry in index["docs"] if any(line in entry["text"] for line in code)]

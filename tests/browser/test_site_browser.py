@@ -101,7 +101,8 @@ def test_the_toggle_switches_scheme(browser, base_url):
     page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
     # Figures follow the toggle, not only the system setting: their text takes the page's colour.
     colours = page.locator(".posenc-figure svg text").first.evaluate(
-        "text => [getComputedStyle(text).fill, getComputedStyle(text.closest('.md-typeset')).color]")
+        "text => [getComputedStyle(text).fill, getComputedStyle(text.closest('.md-typeset')).color]"
+    )
     assert colours[0] == colours[1] != "rgb(0, 0, 0)"
     context.close()
 
@@ -210,7 +211,8 @@ def test_an_index_anchor_marks_its_derivation_and_leads_to_its_page(context, bas
     others, whose link opens the derivation's own page."""
     page, _, visit = open_page(context, base_url + "/derivations/#rope-relative")
     backgrounds = page.locator(".posenc-derivation-index li").evaluate_all(
-        "items => items.map(item => [item.querySelector(':scope > a').id, getComputedStyle(item).backgroundColor])")
+        "items => items.map(item => [item.querySelector(':scope > a').id, getComputedStyle(item).backgroundColor])"
+    )
     marked = [identifier for identifier, colour in backgrounds if colour != "rgba(0, 0, 0, 0)"]
     assert marked == ["rope-relative"], marked
     page.locator("a#rope-relative").click()

@@ -13,13 +13,17 @@ from support.site_visits import visit_pages
 
 pytestmark = pytest.mark.browser
 
-PAGE = ("""<!doctype html><html lang="en"><title>{name}</title><link rel="icon" href="data:,">"""
-        """<link rel="stylesheet" href="/{name}.css"><link rel="stylesheet" href="/shared.css">"""
-        """<p>The page {name}.</p><p>A second paragraph.</p>{extra}</html>""")
+PAGE = (
+    """<!doctype html><html lang="en"><title>{name}</title><link rel="icon" href="data:,">"""
+    """<link rel="stylesheet" href="/{name}.css"><link rel="stylesheet" href="/shared.css">"""
+    """<p>The page {name}.</p><p>A second paragraph.</p>{extra}</html>"""
+)
 
 # 0.3 s after it starts, a block appears above the text and pushes it down.
-SHIFTS = ("<script>setTimeout(() => document.body.prepend(Object.assign("
-          "document.createElement('div'), {style: 'height: 300px'})), 300)</script>")
+SHIFTS = (
+    "<script>setTimeout(() => document.body.prepend(Object.assign("
+    "document.createElement('div'), {style: 'height: 300px'})), 300)</script>"
+)
 
 # Each page's own behaviour, added to PAGE. The order is the order of the visit: with three pages
 # loading at once, every page from the fourth on is loaded in a tab that read another page.
@@ -27,12 +31,11 @@ EXTRA = {
     "shifts-first": SHIFTS,
     "plain-1": "",
     "errors": "<script>console.error('logged by errors'); setTimeout(() => { throw new Error('thrown by errors'); })"
-              "</script>",
+    "</script>",
     "fails": "<img alt='' src='http://unreachable.invalid/picture.png'>",
     # Once the page has been read (the visit's resize comes after its load), it asks a server that
     # never answers; the tab moves on and the navigation cuts that request off.
-    "cut-off": "<script>addEventListener('resize', () => fetch('http://127.0.0.1:PORT/never'), {once: true})"
-               "</script>",
+    "cut-off": "<script>addEventListener('resize', () => fetch('http://127.0.0.1:PORT/never'), {once: true})</script>",
     "plain-2": "",
     "shifts-later": SHIFTS,
     "plain-3": "",
@@ -67,8 +70,10 @@ def test_each_visit_holds_its_own_files_whole_and_no_other_pages(visits):
         transfers = visits[f"/{name}/"].transfers
         own = {transfer.url.split("/", 3)[3] for transfer in transfers}
         assert {f"{name}/", f"{name}.css", "shared.css"} <= own, name
-        assert all(transfer.status == 200 and transfer.body for transfer in transfers), \
-            (name, [(transfer.url, transfer.status) for transfer in transfers])
+        assert all(transfer.status == 200 and transfer.body for transfer in transfers), (
+            name,
+            [(transfer.url, transfer.status) for transfer in transfers],
+        )
         assert not {f"{other}.css" for other in EXTRA if other != name} & own, name
 
 
@@ -85,7 +90,9 @@ def test_errors_and_failures_go_to_the_page_that_made_them(visits):
     errors = visits["/errors/"].errors
     assert any("logged by errors" in error for error in errors), errors
     assert any("thrown by errors" in error for error in errors), errors
-    assert [failure.split(" ")[0] for failure in visits["/fails/"].failures] == ["http://unreachable.invalid/picture.png"]
+    assert [failure.split(" ")[0] for failure in visits["/fails/"].failures] == [
+        "http://unreachable.invalid/picture.png"
+    ]
     for name in EXTRA:
         if name not in ("errors", "fails"):
             visit = visits[f"/{name}/"]

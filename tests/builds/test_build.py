@@ -22,10 +22,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOOD = (ROOT / "figures_src" / "vector-width8.py").read_text()
 FAILING = GOOD.replace("plotting.save(fig)", "raise ValueError('the data file is corrupt')")
 # The figure's only extra artist takes a minute to draw, so the render is caught half-written.
-SLOW = GOOD.replace("    plotting.save(fig)", (
-    "    import time\n    from matplotlib.artist import Artist\n\n"
-    "    class Slow(Artist):\n        def draw(self, renderer):\n            time.sleep(60)\n\n"
-    "    fig.add_artist(Slow())\n    plotting.save(fig)"))
+SLOW = GOOD.replace(
+    "    plotting.save(fig)",
+    (
+        "    import time\n    from matplotlib.artist import Artist\n\n"
+        "    class Slow(Artist):\n        def draw(self, renderer):\n            time.sleep(60)\n\n"
+        "    fig.add_artist(Slow())\n    plotting.save(fig)"
+    ),
+)
 PAGE = "---\ntitle: {title}\ndescription: A page of the build tests.\n---\n\n# {title}\n\n{body}\n"
 # The date mkdocs writes into the sitemap for every page (as in test_site_builds.py's comparison).
 BUILD_DATE = re.compile(rb"<lastmod>[^<]*</lastmod>")
@@ -37,8 +41,9 @@ def copy_basics(target: pathlib.Path) -> None:
         pytest.fail("the virtual environment is not built: run `make`")
     for name in ("Makefile", "requirements.lock", "pyproject.toml", "package-lock.json", "CITATION.cff"):
         shutil.copy2(ROOT / name, target / name)
-    shutil.copytree(ROOT / "posenc", target / "posenc", ignore=shutil.ignore_patterns("__pycache__"),
-                    copy_function=shutil.copy2)
+    shutil.copytree(
+        ROOT / "posenc", target / "posenc", ignore=shutil.ignore_patterns("__pycache__"), copy_function=shutil.copy2
+    )
     (target / ".venv").symlink_to(ROOT / ".venv")
     (target / "venv.stamp").touch()
     (target / "figures_src").mkdir()
@@ -57,9 +62,22 @@ def start_make(project: pathlib.Path, *targets: str, **env: str) -> subprocess.P
     # The copy's own stamps stand in for the shared venv's and node_modules', so these runs
     # never reinstall them; PYTHONPATH makes the copy's posenc win over the venv's editable one.
     # Its own session lets a test signal or stop make together with everything it started.
-    return subprocess.Popen(["make", "--no-print-directory", "-C", str(project), "VENV_STAMP=venv.stamp",
-                             "NODE_STAMP=node.stamp", *targets], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=os.environ | {"PYTHONPATH": str(project)} | env, start_new_session=True)
+    return subprocess.Popen(
+        [
+            "make",
+            "--no-print-directory",
+            "-C",
+            str(project),
+            "VENV_STAMP=venv.stamp",
+            "NODE_STAMP=node.stamp",
+            *targets,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"PYTHONPATH": str(project)} | env,
+        start_new_session=True,
+    )
 
 
 def make(project: pathlib.Path, *targets: str, timeout: float = 600, **env: str) -> subprocess.CompletedProcess:
@@ -220,8 +238,20 @@ def test_a_changed_lock_recreates_the_environment(project):
     fake.chmod(0o755)
 
     def build_venv() -> subprocess.CompletedProcess:
-        return subprocess.run(["make", "--no-print-directory", "-C", str(project), "VENV=fake-venv",
-                               f"PYTHON={fake}", "fake-venv/.installed"], capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [
+                "make",
+                "--no-print-directory",
+                "-C",
+                str(project),
+                "VENV=fake-venv",
+                f"PYTHON={fake}",
+                "fake-venv/.installed",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     assert build_venv().returncode == 0
     removed_package = project / "fake-venv" / "lib" / "dropped_from_the_lock"
@@ -246,16 +276,25 @@ def write_small_site(target: pathlib.Path) -> None:
     config["watch"] = [path for path in config.get("watch", []) if not path.startswith("tests/")]
     (target / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     for folder in ("hooks", "overrides", "docs/stylesheets", "docs/javascripts"):
-        shutil.copytree(ROOT / folder, target / folder, ignore=shutil.ignore_patterns("__pycache__"),
-                        copy_function=shutil.copy2)
+        shutil.copytree(
+            ROOT / folder, target / folder, ignore=shutil.ignore_patterns("__pycache__"), copy_function=shutil.copy2
+        )
     shutil.copytree(ROOT / "docs" / "derivations", target / "docs" / "derivations", copy_function=shutil.copy2)
     (target / "node_modules").symlink_to(ROOT / "node_modules")
     (target / "node.stamp").touch()
-    (target / "docs" / "index.md").write_text(PAGE.format(title="Home", body=(
-        "{{ figure: first }}\n\n{{ figure: second }}\n\n"
-        "The kernel at offset 6 and width 8 is {{ calc .4f: posenc.kernel(6, 8) }}, as {{ ref: kernel }} proves.")))
-    (target / "docs" / "extra.md").write_text(PAGE.format(title="Extra", body="The wavelengths are "
-                                                           "{{ calc .2f: posenc.wavelengths(8) }}."))
+    (target / "docs" / "index.md").write_text(
+        PAGE.format(
+            title="Home",
+            body=(
+                "{{ figure: first }}\n\n{{ figure: second }}\n\n"
+                "The kernel at offset 6 and width 8 is {{ calc .4f: posenc.kernel(6, 8) }}, "
+                "as {{ ref: kernel }} proves."
+            ),
+        )
+    )
+    (target / "docs" / "extra.md").write_text(
+        PAGE.format(title="Extra", body="The wavelengths are {{ calc .2f: posenc.wavelengths(8) }}.")
+    )
     # The Derivations page links the Cite page.
     (target / "docs" / "cite.md").write_text(PAGE.format(title="Cite", body="## One derivation\n\nBy its page."))
 
@@ -326,7 +365,8 @@ def test_a_missing_node_is_named_before_anything_is_built(built_site, site_copy,
 
 
 def test_after_an_interrupted_render_a_failed_figure_and_a_failed_page_make_gives_a_clean_builds_bytes(
-        built_site, site_copy):
+    built_site, site_copy
+):
     _, clean_site, clean_figures = built_site
     first, second = site_copy / "figures_src" / "first.py", site_copy / "figures_src" / "second.py"
     page = site_copy / "docs" / "extra.md"

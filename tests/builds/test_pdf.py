@@ -65,8 +65,10 @@ def page_texts(reader) -> list[str]:
 @pytest.fixture(scope="module")
 def destinations(reader) -> dict[str, int]:
     """The 0-based page of each named destination (Chromium names them after the element ids)."""
-    return {name.removeprefix("/"): reader.get_destination_page_number(dest)
-            for name, dest in reader.named_destinations.items()}
+    return {
+        name.removeprefix("/"): reader.get_destination_page_number(dest)
+        for name, dest in reader.named_destinations.items()
+    }
 
 
 def _articles() -> list[tuple[str, str]]:
@@ -74,7 +76,8 @@ def _articles() -> list[tuple[str, str]]:
     return [
         next(iter(entry.items()))
         for item in NAV
-        for name, value in item.items() if name in ("Learn", "Implement")
+        for name, value in item.items()
+        if name in ("Learn", "Implement")
         for entry in value
     ]
 
@@ -87,8 +90,8 @@ def test_every_article_is_bookmarked_in_nav_order_and_starts_its_pages(reader, p
     # Chromium joins a heading's wrapped lines into its bookmark without a space.
     outline_titles = [_squeezed(entry.title) for entry in top_level]
     assert outline_titles[:2] == [_squeezed(CITATION["title"]), "Contents"]
-    assert outline_titles[2:2 + len(titles)] == [_squeezed(title) for title in titles]
-    starts = [reader.get_destination_page_number(entry) for entry in top_level[2:2 + len(titles)]]
+    assert outline_titles[2 : 2 + len(titles)] == [_squeezed(title) for title in titles]
+    starts = [reader.get_destination_page_number(entry) for entry in top_level[2 : 2 + len(titles)]]
     assert starts == sorted(set(starts)), "two articles share a first page, or the order is not the nav's"
     for title, start in zip(titles, starts, strict=True):
         assert _squeezed(title) in _squeezed(page_texts[start]), f"{title!r} is not on its first page {start + 1}"

@@ -61,8 +61,9 @@ def clean_build(tmp_path_factory) -> tuple[pathlib.Path, dict]:
     if not python.is_file():
         pytest.fail("the virtual environment is not built: run `make`")
     out = tmp_path_factory.mktemp("clean") / "second"
-    build = subprocess.run([str(python), "-c", CENSUS_BUILD, str(out)], cwd=ROOT,
-                           capture_output=True, text=True, timeout=600)
+    build = subprocess.run(
+        [str(python), "-c", CENSUS_BUILD, str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     assert build.returncode == 0, f"mkdocs build failed:\n{build.stderr[-3000:]}"
     return out, json.loads(build.stdout.strip().splitlines()[-1])
 
@@ -83,8 +84,10 @@ def test_two_clean_builds_are_identical(clean_build, site_dir):
             a, b = normalise(a), normalise(b)
         if a != b:
             differing.append(name)
-    assert not differing, ("files that differ between site/ and a clean build (if the sources changed after "
-                           "site/ was built, run `make` first):\n" + "\n".join(differing))
+    assert not differing, (
+        "files that differ between site/ and a clean build (if the sources changed after "
+        "site/ was built, run `make` first):\n" + "\n".join(differing)
+    )
 
 
 def test_the_hooks_share_one_copy_of_the_build_package(clean_build):
@@ -98,8 +101,9 @@ def test_the_hooks_share_one_copy_of_the_build_package(clean_build):
     twice = {file: names for file, names in census["copies"].items() if len(names) > 1}
     assert not twice, f"files under hooks/ loaded as more than one module: {twice}"
     hooks = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["hooks"]
-    assert {file: [f"hooks/{file}"] for file in (path.removeprefix("hooks/") for path in hooks)}.items() \
-        <= census["copies"].items(), "each hook is loaded once, under the name mkdocs.yml gives it"
+    assert {file: [f"hooks/{file}"] for file in (path.removeprefix("hooks/") for path in hooks)}.items() <= census[
+        "copies"
+    ].items(), "each hook is loaded once, under the name mkdocs.yml gives it"
     assert census["copies"]["site_build/state.py"] == ["site_build.state"]
     assert not census["strays"], census["strays"]
     assert "Main-Regular" in census["faces"]
@@ -136,17 +140,26 @@ def test_versioned_build_cites_its_own_address(tmp_path, site_dir):
     links, the BibTeX of every derivation and the 404 page's links must name /9.9/, so that a
     cited /9.9/derivations/ID/ keeps its text; only this build asks for the version list."""
     out = tmp_path / "site"
-    build = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", MIKE_LIKE_BUILD, str(out)],
-                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+    build = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "python"), "-c", MIKE_LIKE_BUILD, str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert build.returncode == 0, f"building mkdocs-deploy.yml failed:\n{build.stderr[-3000:]}"
     for identifier in ("kernel", "rope-relative"):
         page = (out / "derivations" / identifier / "index.html").read_text(encoding="utf-8")
         canonical = re.search(r'<link rel="canonical" href="([^"]+)"', page)[1]
         assert canonical == f"https://posenc.github.io/9.9/derivations/{identifier}/"
         assert re.findall(r"\\url\{([^}]*)\}", page) == [canonical], identifier
-    links = [href for href in re.findall(r'<a href="([^"]+)"', (out / "404.html").read_text(encoding="utf-8"))
-             if href.startswith("/")]
+    links = [
+        href
+        for href in re.findall(r'<a href="([^"]+)"', (out / "404.html").read_text(encoding="utf-8"))
+        if href.startswith("/")
+    ]
     assert links and all(href.startswith("/9.9/") for href in links), links
     assert '"provider": "mike"' in (out / "index.html").read_text(encoding="utf-8")
-    assert '"version": null' in (site_dir / "index.html").read_text(encoding="utf-8"), \
+    assert '"version": null' in (site_dir / "index.html").read_text(encoding="utf-8"), (
         "the local build (mkdocs.yml) must not ask for versions.json"
+    )

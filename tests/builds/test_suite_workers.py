@@ -30,10 +30,27 @@ globals().update({{name: value for name, value in vars(project).items()
 def run_suite(folder: pathlib.Path, tests: str) -> subprocess.CompletedProcess:
     (folder / "conftest.py").write_text(SCRATCH_CONFTEST)
     (folder / "test_scratch.py").write_text(tests)
-    return subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder",
-                           "-p", "no:cacheprovider",
-                           "--rootdir", str(folder), str(folder)],
-                          cwd=folder, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-n",
+            "2",
+            "--dist",
+            "loadgroup",
+            "--no-loadscope-reorder",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(folder),
+            str(folder),
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 # Tests that read ``visits`` (stood in for here by a fixture that names its worker) among tests
@@ -53,14 +70,17 @@ def visits(scheme):
 def note(name, worker):
     (pathlib.Path(__file__).parent / f"{name}.ran").write_text(worker)
 
-""" + "".join(f"""
+""" + "".join(
+    f"""
 def test_visit_{number}(visits, scheme):
     note(f"visit_{number}-{{scheme}}", visits)
 
 
 def test_other_{number}(scheme):
     note(f"other_{number}-{{scheme}}", os.environ["PYTEST_XDIST_WORKER"])
-""" for number in range(4))
+"""
+    for number in range(4)
+)
 
 
 def test_each_schemes_visit_tests_run_on_one_worker_and_the_schemes_on_two(tmp_path):
@@ -68,8 +88,10 @@ def test_each_schemes_visit_tests_run_on_one_worker_and_the_schemes_on_two(tmp_p
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     ran = {file.stem: file.read_text() for file in tmp_path.glob("*.ran")}
     assert len(ran) == 16, sorted(ran)
-    workers = {scheme: {worker for name, worker in ran.items() if name.startswith("visit_") and name.endswith(scheme)}
-               for scheme in ("light", "dark")}
+    workers = {
+        scheme: {worker for name, worker in ran.items() if name.startswith("visit_") and name.endswith(scheme)}
+        for scheme in ("light", "dark")
+    }
     assert len(workers["light"]) == 1 and len(workers["dark"]) == 1, json.dumps(ran, indent=1)
     assert workers["light"] != workers["dark"], "both schemes' visits on one worker, one after the other"
 

@@ -33,8 +33,12 @@ PACKAGE_FILES = sorted(
 )
 # The modules that need an optional dependency (pyproject's extras): they are left out of a
 # NumPy-only environment, and nothing else may be.
-NEEDS_EXTRA = {"posenc.site.plotting": "matplotlib", "posenc.site.render": "matplotlib",
-               "posenc.site.derivations": "sympy", "posenc.site.verify": "sympy"}
+NEEDS_EXTRA = {
+    "posenc.site.plotting": "matplotlib",
+    "posenc.site.render": "matplotlib",
+    "posenc.site.derivations": "sympy",
+    "posenc.site.verify": "sympy",
+}
 
 # Run inside the fresh environment: import posenc, then every module of the installed package
 # with its doctests; print what happened as JSON.
@@ -57,8 +61,11 @@ print(json.dumps(report))
 
 
 # The README's example of using the library without the site, run as a doctest there too.
-README_EXAMPLE = re.search(r"^## Using the library without the site\n.*?^```python\n(.*?)^```",
-                           (ROOT / "README.md").read_text(encoding="utf-8"), re.S | re.M)[1]
+README_EXAMPLE = re.search(
+    r"^## Using the library without the site\n.*?^```python\n(.*?)^```",
+    (ROOT / "README.md").read_text(encoding="utf-8"),
+    re.S | re.M,
+)[1]
 RUN_README_EXAMPLE = """
 import doctest, json, sys
 test = doctest.DocTestParser().get_doctest(sys.stdin.read(), {}, "README", "README.md", 0)
@@ -69,8 +76,9 @@ print(json.dumps(runner.summarize(verbose=False)._asdict()))
 
 
 def _run(*command: str | pathlib.Path, cwd: pathlib.Path, timeout: float = 300, stdin: str | None = None) -> str:
-    result = subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True,
-                            timeout=timeout, input=stdin)
+    result = subprocess.run(
+        [str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=timeout, input=stdin
+    )
     shown = " ".join(str(part) for part in command)
     assert result.returncode == 0, f"{shown} failed:\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
     return result.stdout
@@ -98,8 +106,9 @@ def test_the_wheel_holds_the_package_and_nothing_else(dist):
     with zipfile.ZipFile(_wheel(dist)) as wheel:
         metadata = wheel.read(info + "METADATA").decode()
     assert "Requires-Dist: numpy>=1.26" in metadata.splitlines()
-    assert all(not line.startswith("Requires-Dist:") or "numpy" in line or "extra ==" in line
-               for line in metadata.splitlines()), "only NumPy may be required; Matplotlib and SymPy are extras"
+    assert all(
+        not line.startswith("Requires-Dist:") or "numpy" in line or "extra ==" in line for line in metadata.splitlines()
+    ), "only NumPy may be required; Matplotlib and SymPy are extras"
 
 
 def test_the_sdist_holds_what_the_wheel_is_built_from(dist):
@@ -116,8 +125,18 @@ def test_the_wheel_installs_and_runs_its_doctests_with_numpy_alone(dist, tmp_pat
     # Without a pip of its own (seeding one takes longer than the rest): this pip installs into it.
     _run(sys.executable, "-m", "venv", "--without-pip", environment, cwd=tmp_path)
     python = environment / "bin" / "python"
-    _run(sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--disable-pip-version-check",
-         _wheel(dist), cwd=tmp_path)
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        python,
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        _wheel(dist),
+        cwd=tmp_path,
+    )
     # -I: neither the working directory nor PYTHONPATH can put the repository's posenc/ first.
     report = json.loads(_run(python, "-I", "-c", IN_FRESH_ENVIRONMENT, cwd=tmp_path))
     assert pathlib.Path(report["posenc"]).is_relative_to(environment), report["posenc"]
@@ -129,9 +148,13 @@ def test_the_wheel_installs_and_runs_its_doctests_with_numpy_alone(dist, tmp_pat
     assert missing == NEEDS_EXTRA
     tested = {name: entry for name, entry in modules.items() if "missing" not in entry}
     # The modules of a package that needs an extra (posenc.site.derivations) are not reached either.
-    assert set(tested) == {name for name in (_module_name(path) for path in PACKAGE_FILES
-                                             if path.endswith(".py") and path != "posenc/__init__.py")
-                           if not any(name == extra or name.startswith(extra + ".") for extra in NEEDS_EXTRA)}
+    assert set(tested) == {
+        name
+        for name in (
+            _module_name(path) for path in PACKAGE_FILES if path.endswith(".py") and path != "posenc/__init__.py"
+        )
+        if not any(name == extra or name.startswith(extra + ".") for extra in NEEDS_EXTRA)
+    }
     failed = {name: entry["failed"] for name, entry in tested.items() if entry["failed"]}
     assert not failed, f"doctests failed in the installed package: {failed}"
     # Every doctest of the source ran there: as many examples as the modules' docstrings hold.
@@ -156,8 +179,10 @@ def _doctest_examples(modules) -> int:
 
 def test_import_posenc_imports_the_library_alone():
     """The site's machinery (posenc.site) and its Matplotlib and SymPy stay out of ``import posenc``."""
-    code = ("import sys, posenc; print(sorted(name for name in sys.modules if name.split('.')[0] in "
-            "{'matplotlib', 'sympy'} or name.startswith('posenc.site')))")
+    code = (
+        "import sys, posenc; print(sorted(name for name in sys.modules if name.split('.')[0] in "
+        "{'matplotlib', 'sympy'} or name.startswith('posenc.site')))"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
@@ -184,8 +209,10 @@ def _imports_of(path: pathlib.Path) -> set[str]:
 
 def test_no_module_of_posenc_imports_another_in_a_circle():
     modules = {_module_name(path.relative_to(ROOT).as_posix()): path for path in (ROOT / "posenc").rglob("*.py")}
-    graph = {name: {other for other in _imports_of(path) if other in modules and other != name}
-             for name, path in modules.items()}
+    graph = {
+        name: {other for other in _imports_of(path) if other in modules and other != name}
+        for name, path in modules.items()
+    }
     # A package imports its own modules to re-export them; only edges between modules make a circle.
     graph = {name: {other for other in edges if not other.startswith(name + ".")} for name, edges in graph.items()}
     graph = {name: {other for other in edges if not name.startswith(other + ".")} for name, edges in graph.items()}

@@ -22,6 +22,7 @@ markdown_safe = extension.markdown_safe
 
 # --- the transformation ---------------------------------------------------------------------------
 
+
 def test_a_doctest_run_becomes_one_pycon_fence_and_the_text_after_it_stays_prose():
     text = (
         "Returns the pair.\n"
@@ -102,6 +103,7 @@ def test_the_extension_rewrites_the_docstrings_griffe_loads():
 
 
 # --- the built page -------------------------------------------------------------------------------
+
 
 class DocstringParser(html.parser.HTMLParser):
     """What the API page's docstring bodies (``div.doc-contents``) hold: the tags Markdown made of
@@ -185,8 +187,9 @@ def test_every_docstring_example_is_a_doctest_code_block_with_its_lines(site_dir
     page = (site_dir / "api" / "index.html").read_text(encoding="utf-8")
     parser = DocstringParser()
     parser.feed(page)
-    examples = collections.Counter(run for docstring in _rendered_docstrings(page).values()
-                                   for run in _doctest_runs(docstring))
+    examples = collections.Counter(
+        run for docstring in _rendered_docstrings(page).values() for run in _doctest_runs(docstring)
+    )
     assert examples, "no example in the docstrings: are they read?"
     shown = [(text, prompt) for text, prompt in parser.code_blocks if ">>>" in text]
     assert all(prompt for _, prompt in shown), "a doctest block not highlighted as pycon"
@@ -199,7 +202,8 @@ def test_math_in_docstring_prose_is_shown_as_written(site_dir):
     # would take the asterisks of a pair of them, and the page's other text can only add some).
     math = re.compile(r"\w+\*\*-?\w+")
     shown = collections.Counter(math.findall(html.unescape(re.sub(r"<[^>]+>", "", page))))
-    written = collections.Counter(term for docstring in _rendered_docstrings(page).values()
-                                  for term in math.findall(docstring))
+    written = collections.Counter(
+        term for docstring in _rendered_docstrings(page).values() for term in math.findall(docstring)
+    )
     assert written["2**53"] > 1
     assert {term: count for term, count in written.items() if shown[term] < count} == {}

@@ -13,8 +13,10 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LINE_ANCHOR = re.compile(r'<a id="line-0-(\d+)" name="line-0-\1"></a>')
 HEADING = re.compile(r'<h([1-6]) id="(posenc\.[\w.]+)" class="doc doc-heading".*?</h\1>\s*', re.S)
-SOURCE_LINK = re.compile(r'<p class="posenc-source-link"><a href="(?P<href>[^"]+)">'
-                         r"Source: <code>(?P<file>[^<]+)</code>, lines (?P<first>\d+)–(?P<last>\d+)</a></p>")
+SOURCE_LINK = re.compile(
+    r'<p class="posenc-source-link"><a href="(?P<href>[^"]+)">'
+    r"Source: <code>(?P<file>[^<]+)</code>, lines (?P<first>\d+)–(?P<last>\d+)</a></p>"
+)
 
 
 def _documented_modules() -> list[str]:
@@ -39,7 +41,7 @@ def _definition(path: str) -> tuple[str, int, int]:
     """(file, first line, last line) of the object with dotted path ``path``, from inspect."""
     module_name = _module_of(path)
     obj = importlib.import_module(module_name)
-    for name in path[len(module_name) + 1:].split("."):
+    for name in path[len(module_name) + 1 :].split("."):
         obj = getattr(obj, name)
     obj = inspect.unwrap(obj.fget if isinstance(obj, property) else obj)
     lines, first = inspect.getsourcelines(obj)
@@ -68,11 +70,13 @@ def test_each_documented_module_has_a_source_page_with_its_whole_file(site_dir):
         assert "".join(lines.values()) == text, f"{name}: the listing is not the module's file"
         # A long file is listed in parts, each from a top-level statement (a line that starts a
         # definition, an assignment or a decorator, never inside a string), so each highlights alone.
-        firsts = [int(n) for n in re.findall(
-            r'<div class="posenc-source-part highlight">.*?<a id="line-0-(\d+)"', page, re.S)]
+        firsts = [
+            int(n) for n in re.findall(r'<div class="posenc-source-part highlight">.*?<a id="line-0-(\d+)"', page, re.S)
+        ]
         assert firsts[0] == 1 and (len(firsts) > 1) == (len(lines) > 2 * 40), (name, firsts)
         tops = {node.lineno for node in ast.parse(text).body} | {
-            decorator.lineno for node in ast.parse(text).body for decorator in getattr(node, "decorator_list", [])}
+            decorator.lineno for node in ast.parse(text).body for decorator in getattr(node, "decorator_list", [])
+        }
         assert set(firsts[1:]) <= tops, (name, firsts)
 
 

@@ -31,12 +31,30 @@ class ParsedPage:
 
 
 CSS_URL = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)|@import\s+(['"])(.*?)\3""", re.S)
-LOADED_LINK_RELS = {"stylesheet", "icon", "shortcut", "apple-touch-icon", "mask-icon", "preload",
-                    "modulepreload", "prefetch", "manifest"}
+LOADED_LINK_RELS = {
+    "stylesheet",
+    "icon",
+    "shortcut",
+    "apple-touch-icon",
+    "mask-icon",
+    "preload",
+    "modulepreload",
+    "prefetch",
+    "manifest",
+}
 ASSET_ATTRIBUTES = {
-    "script": ("src",), "img": ("src", "srcset"), "source": ("src", "srcset"), "iframe": ("src",),
-    "frame": ("src",), "video": ("src", "poster"), "audio": ("src",), "track": ("src",),
-    "object": ("data",), "embed": ("src",), "image": ("href", "xlink:href"), "feimage": ("href", "xlink:href"),
+    "script": ("src",),
+    "img": ("src", "srcset"),
+    "source": ("src", "srcset"),
+    "iframe": ("src",),
+    "frame": ("src",),
+    "video": ("src", "poster"),
+    "audio": ("src",),
+    "track": ("src",),
+    "object": ("data",),
+    "embed": ("src",),
+    "image": ("href", "xlink:href"),
+    "feimage": ("href", "xlink:href"),
 }
 
 
@@ -240,7 +258,7 @@ def test_each_derivation_has_its_own_page_and_an_anchored_entry_in_the_index(sit
     for entry in REGISTRY.values():
         assert f'<a href="{entry.id}/" id="{entry.id}">' in index, entry.id
         page = (site_dir / "derivations" / entry.id / "index.html").read_text(encoding="utf-8")
-        article = page[page.index("<article"):page.index("</article>")]
+        article = page[page.index("<article") : page.index("</article>")]
         positions = [article.find(mark) for mark in ('class="posenc-math', 'id="proof"', 'id="source"', 'id="cite"')]
         assert -1 < positions[0] < positions[1] < positions[2] < positions[3], (entry.id, positions)
         steps = re.search(r'<h2 id="proof">Proof in (\d+) steps?.*?<ol>(.*?)</ol>', article, re.S)
@@ -282,16 +300,19 @@ def test_each_math_face_keeps_every_character_the_math_draws(site_dir, parsed_pa
             if what != "<link rel=preload>" or not face:
                 continue
             if face[1] not in cmaps:
-                cmaps[face[1]] = tuple(set(TTFont(folder / f"KaTeX_{face[1]}.woff2").getBestCmap())
-                                       for folder in (full_dir, shipped_dir))
+                cmaps[face[1]] = tuple(
+                    set(TTFont(folder / f"KaTeX_{face[1]}.woff2").getBestCmap()) for folder in (full_dir, shipped_dir)
+                )
             full, shipped = cmaps[face[1]]
             lost = sorted(c for c in page.math_text | KATEX_GENERATED_TEXT if ord(c) in full and ord(c) not in shipped)
             if lost:
                 missing.append(f"{page.url}: KaTeX_{face[1]} lacks {''.join(lost)!r}")
     assert cmaps, "no page preloads a math face"
     assert not missing, "\n".join(missing)
-    sizes = {face: tuple((folder / f"KaTeX_{face}.woff2").stat().st_size for folder in (full_dir, shipped_dir))
-             for face in cmaps}
+    sizes = {
+        face: tuple((folder / f"KaTeX_{face}.woff2").stat().st_size for folder in (full_dir, shipped_dir))
+        for face in cmaps
+    }
     assert all(shipped < full for full, shipped in sizes.values()), f"(KaTeX's bytes, shipped bytes): {sizes}"
 
 
@@ -318,7 +339,9 @@ def test_the_first_paint_waits_for_the_blocks_always_drawn_and_no_more(parsed_pa
         content = [child for child in children if child != FIRST_SCREEN_MARKER_ID]
         long_pages += len(content) > always_drawn
         if before != min(always_drawn, len(content)):
-            problems.append(f"{url}: the marker follows {before} of the article's {len(content)} blocks, "
-                            f"not {min(always_drawn, len(content))}")
+            problems.append(
+                f"{url}: the marker follows {before} of the article's {len(content)} blocks, "
+                f"not {min(always_drawn, len(content))}"
+            )
     assert not problems, "\n".join(problems)
     assert long_pages >= 10, "the articles should include pages longer than their first screen"

@@ -169,12 +169,25 @@ def test_every_page_within_its_budgets(site_dir, site_paths, report_table):
                 over.append(f"{path}: {getattr(weight, name):,} {name}, budget {getattr(budget, name):,}")
         if weight.blocking_scripts:
             over.append(f"{path}: {weight.blocking_scripts} script files without defer or async, budget 0")
-        rows.append([path, f"{weight.elements:,}", f"{budget.elements:,}", f"{weight.html_bytes:,}",
-                     f"{weight.bytes:,}", f"{budget.bytes:,}", str(weight.scripts), str(budget.scripts),
-                     str(weight.blocking_scripts), "0"])
+        rows.append(
+            [
+                path,
+                f"{weight.elements:,}",
+                f"{budget.elements:,}",
+                f"{weight.html_bytes:,}",
+                f"{weight.bytes:,}",
+                f"{budget.bytes:,}",
+                str(weight.scripts),
+                str(budget.scripts),
+                str(weight.blocking_scripts),
+                "0",
+            ]
+        )
     headers = ["page", "elements", "budget", "HTML bytes", "bytes", "budget", "scripts", "budget", "blocking", "budget"]
     widths = [max(len(row[i]) for row in [headers] + rows) for i in range(len(headers))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-             for row in [headers] + rows]
+    lines = [
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+        for row in [headers] + rows
+    ]
     report_table("page budgets: measured elements, bytes and scripts beside each budget", "\n".join(lines))
     assert not over, "pages over their budgets:\n" + "\n".join(over)

@@ -166,7 +166,7 @@ def _page_sources(path: str) -> list[str]:
         # (posenc/site/plotting.py for plotting).
         api = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
         documented = re.findall(r"^::: (posenc(?:\.\w+)+)$", api, re.M)
-        module, = (m for m in documented if m.rsplit(".", 1)[1] == name.removeprefix("api/source/"))
+        (module,) = (m for m in documented if m.rsplit(".", 1)[1] == name.removeprefix("api/source/"))
         return [module.replace(".", "/") + ".py"]
     candidates = [f"docs/{name}.md", f"docs/{name}.ipynb", f"docs/{name}/index.md"] if name else ["docs/index.md"]
     own = [candidate for candidate in candidates if (ROOT / candidate).is_file()]
@@ -224,8 +224,10 @@ def _repository(directory: pathlib.Path, commits: dict[str, str]) -> None:
         (directory / name).write_text(name, encoding="utf-8")
         stamp = f"{day}T12:00:00+00:00"
         environment = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-        for command in (["add", name], ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q",
-                                        "-m", name]):
+        for command in (
+            ["add", name],
+            ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", name],
+        ):
             subprocess.run(["git", *command], cwd=directory, env=environment, check=True)
 
 
@@ -246,8 +248,10 @@ def test_the_date_is_the_latest_commit_to_any_source(repository):
     change = last_change.last_changed(("a.md",))
     assert change == last_change.LastChanged("2024-05-06", ("a.md",), True)
     assert last_change.last_changed(("a.md", "b.md")).date == "2025-01-02"
-    assert last_change.last_changed_html(change) == ('Last changed <time datetime="2024-05-06">6 May 2024</time>, '
-                                                   "the date of the latest commit to <code>a.md</code>.")
+    assert last_change.last_changed_html(change) == (
+        'Last changed <time datetime="2024-05-06">6 May 2024</time>, '
+        "the date of the latest commit to <code>a.md</code>."
+    )
 
 
 def test_uncommitted_changes_give_the_build_date_and_say_so(repository):

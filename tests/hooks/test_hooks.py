@@ -56,8 +56,9 @@ def test_a_derivation_id_that_would_take_a_pages_address_stops_the_build(tmp_pat
     (tmp_path / "derivations").mkdir()
     (tmp_path / "derivations" / "kernel.md").write_text("# A page of its own\n")
     monkeypatch.setattr(paths, "DOCS", tmp_path)
-    with pytest.raises(PluginError, match="derivation ID 'kernel' would be served at the address of "
-                                          "docs/derivations/kernel.md"):
+    with pytest.raises(
+        PluginError, match="derivation ID 'kernel' would be served at the address of docs/derivations/kernel.md"
+    ):
         derivation_pages.derivation_page_files({"site_url": "https://example.org/", "docs_dir": str(tmp_path)})
     assert "kernel" in REGISTRY
 
@@ -102,8 +103,9 @@ def test_a_page_without_description_is_reported(caplog):
 
 
 def test_a_page_names_only_scripts_the_site_has():
-    script = File("javascripts/explainer.js", src_dir=str(ROOT / "docs"), dest_dir=str(ROOT / "site"),
-                  use_directory_urls=True)
+    script = File(
+        "javascripts/explainer.js", src_dir=str(ROOT / "docs"), dest_dir=str(ROOT / "site"), use_directory_urls=True
+    )
     files, config, page = Files([script]), {"site_url": "https://example.org/"}, fake_page("explainer.md")
     page.meta["scripts"] = ["javascripts/explainer.js"]
     assert markers_hook.on_page_markdown("Text.", page, config, files) == "Text."
@@ -245,8 +247,10 @@ def test_the_derivation_pages_hold_nothing_measured_at_build_time(tmp_path, monk
         report = tmp_path / f"verify-{seconds}.json"
         report.write_text(json.dumps({i: {"status": "proved", "seconds": seconds} for i in REGISTRY}))
         monkeypatch.setattr(paths, "VERIFY_REPORT", report)
-        pages.append(derivation_pages.index_markdown("derivations/index.md")
-                     + "".join(derivation_pages.derivation_page(i, "https://example.org/") for i in REGISTRY))
+        pages.append(
+            derivation_pages.index_markdown("derivations/index.md")
+            + "".join(derivation_pages.derivation_page(i, "https://example.org/") for i in REGISTRY)
+        )
     assert pages[0] == pages[1]
     assert "0.123" not in pages[0]
 
@@ -258,14 +262,22 @@ def test_a_missing_node_is_named_with_how_to_install_it_before_building(monkeypa
 
 
 def test_the_preview_keeps_a_failed_figure_and_names_its_error(tmp_path, monkeypatch):
-    meta = {"alt": "A line.", "caption": "Caption.", "title": "Title.", "width": 10, "height": 5,
-            "script": "figures_src/drawn.py"}
+    meta = {
+        "alt": "A line.",
+        "caption": "Caption.",
+        "title": "Title.",
+        "width": 10,
+        "height": 5,
+        "script": "figures_src/drawn.py",
+    }
     (tmp_path / "drawn.json").write_text(json.dumps(meta))
     (tmp_path / "drawn.svg").write_text("<svg/>")
     monkeypatch.setattr(paths, "FIGURES", tmp_path)
     monkeypatch.setattr(paths, "DOCS", tmp_path.parent)
-    failures = {name: "Traceback (most recent call last):\n  ...\nValueError: the data file is corrupt\n"
-                for name in ("drawn", "new")}
+    failures = {
+        name: "Traceback (most recent call last):\n  ...\nValueError: the data file is corrupt\n"
+        for name in ("drawn", "new")
+    }
     monkeypatch.setattr(BUILD, "failed_figures", failures)
     monkeypatch.setattr(BUILD, "serving", True)
     page = expand("{{ figure: drawn }}")
@@ -283,8 +295,14 @@ def one_figure(tmp_path, monkeypatch):
     """A figure folder ``figures`` inside a docs folder, holding figure ``drawn``; returns its sidecar."""
     folder = tmp_path / "figures"
     folder.mkdir()
-    meta = {"alt": "A line [from a to b] with 'quotes', \"double\" & <angles>.", "caption": "Caption.",
-            "title": "Title.", "width": 10, "height": 5, "script": "figures_src/drawn.py"}
+    meta = {
+        "alt": "A line [from a to b] with 'quotes', \"double\" & <angles>.",
+        "caption": "Caption.",
+        "title": "Title.",
+        "width": 10,
+        "height": 5,
+        "script": "figures_src/drawn.py",
+    }
     (folder / "drawn.svg").write_text("<svg/>")
     monkeypatch.setattr(paths, "FIGURES", folder)
     monkeypatch.setattr(paths, "DOCS", tmp_path)
@@ -304,8 +322,11 @@ def test_a_figure_is_its_svg_inline_with_a_link_to_it_at_full_size(one_figure):
 
     svg = '<svg width="10" height="5" role="img" aria-label="A line &amp; more."><text>0.5</text></svg>'
     one_figure.with_suffix(".svg").write_text(svg + "\n")
-    for src, url in (("guide.md", "../figures/drawn.svg"), ("index.md", "figures/drawn.svg"),
-                     ("figures/drawn.md", "../drawn.svg")):
+    for src, url in (
+        ("guide.md", "../figures/drawn.svg"),
+        ("index.md", "figures/drawn.svg"),
+        ("figures/drawn.md", "../drawn.svg"),
+    ):
         links.clear()
         markdown = expand("{{ figure: drawn }}", src)
         FullSizeLinks().feed(markdown)
@@ -364,12 +385,16 @@ def test_the_hooks_are_thin_entry_points_over_site_build():
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 continue  # the docstring
             if isinstance(node, ast.ImportFrom):
-                assert node.module == "__future__" or node.module.split(".")[0] == "site_build", \
+                assert node.module == "__future__" or node.module.split(".")[0] == "site_build", (
                     f"{path} imports {node.module}"
+                )
                 continue
-            assert isinstance(node, ast.FunctionDef) and node.name.startswith("on_"), \
+            assert isinstance(node, ast.FunctionDef) and node.name.startswith("on_"), (
                 f"{path}: {ast.unparse(node).splitlines()[0]}"
-            assert node.end_lineno - node.lineno <= 6, f"{path}: {node.name} is more than an entry point"
+            )
+            # Statements, not lines: how the formatter breaks a call does not change what a hook does.
+            statements = sum(isinstance(inner, ast.stmt) for inner in ast.walk(node)) - 1
+            assert statements <= 3, f"{path}: {node.name} is more than an entry point"
 
 
 def test_figure_pages_describe_themselves_in_words_from_the_alt_text():
@@ -402,8 +427,9 @@ def test_every_peer_test_has_a_docstring_and_the_conventions_list_names_it():
     tests = _peer_test_docstrings()
     assert sum(map(len, tests.values())) >= 30, "tests/peers should hold the peer tests"
     missing = [f"{file}::{name}" for file, named in tests.items() for name, doc in named.items() if not doc]
-    assert not missing, "peer tests without a docstring (its first line goes on the Conventions page): " \
-                        + ", ".join(missing)
+    assert not missing, "peer tests without a docstring (its first line goes on the Conventions page): " + ", ".join(
+        missing
+    )
     listed = expand("{{ peers }}", "conventions.md")
     items = re.findall(r"^    - (.*)$", listed, re.M)
     assert len(items) == sum(map(len, tests.values()))
@@ -422,7 +448,8 @@ def test_the_conventions_page_generates_its_peer_list():
 
 
 def test_the_peer_list_shows_parametrisations_and_refuses_a_test_without_docstring(tmp_path, monkeypatch):
-    (tmp_path / "test_one.py").write_text(textwrap.dedent('''\
+    (tmp_path / "test_one.py").write_text(
+        textwrap.dedent('''\
         """Things against other things.
 
         More about them.
@@ -452,7 +479,8 @@ def test_the_peer_list_shows_parametrisations_and_refuses_a_test_without_docstri
         class TestGroup:
             def test_method(self):
                 """A method."""
-        '''))
+        ''')
+    )
     monkeypatch.setattr(paths, "PEER_TESTS", tmp_path)
     monkeypatch.setattr(paths, "ROOT", tmp_path.parent)
     assert peer_tests.peer_test_list() == (
@@ -469,20 +497,24 @@ def test_the_peer_list_shows_parametrisations_and_refuses_a_test_without_docstri
 
 # --- what the first paint waits for (hooks/site_build/first_paint.py) -----------------------
 
+
 def _article(children: str) -> str:
     return f"<body><nav><p>menu</p></nav>{first_paint.ARTICLE_OPENING}{children}</article><footer></footer></body>"
 
 
 def test_the_first_paint_marker_follows_the_articles_first_blocks():
     marker = first_paint.FIRST_SCREEN_MARKER
-    children = ('<h1 id="t">T</h1>\n<p>a <b>b</b></p><hr>\n<div><div>nested</div></div><svg><path d="M0"/></svg>'
-                '<img alt="x > y"><style>p::before { content: "</p>"; }</style><br/>'
-                '<p>ninth</p>\n<p>tenth</p>')
+    children = (
+        '<h1 id="t">T</h1>\n<p>a <b>b</b></p><hr>\n<div><div>nested</div></div><svg><path d="M0"/></svg>'
+        '<img alt="x > y"><style>p::before { content: "</p>"; }</style><br/>'
+        "<p>ninth</p>\n<p>tenth</p>"
+    )
     marked = first_paint.mark_first_screen(_article(children), blocks=8)
     # Void, self-closed and style elements count as children, as they do for :nth-child.
     assert marked == _article(children.replace("<br/>", "<br/>" + marker))
     assert first_paint.mark_first_screen(_article(children), blocks=3) == _article(
-        children.replace("<hr>", "<hr>" + marker))
+        children.replace("<hr>", "<hr>" + marker)
+    )
 
 
 def test_the_first_paint_marker_closes_a_short_article_and_leaves_other_pages_alone():
@@ -498,8 +530,9 @@ def test_the_first_paint_marker_closes_a_short_article_and_leaves_other_pages_al
 
 def test_a_panel_marker_writes_its_template_with_the_starting_numbers_computed():
     html = expand("Before.\n\n{{ panel: long-context }}\n\nAfter.\n", "long-context.md")
-    assert html.startswith('Before.\n\n<div class="posenc-widget posenc-widget--scripted" id="panel" '
-                           'data-panel="long-context"') and html.endswith("</div>\n\nAfter.\n")
+    assert html.startswith(
+        'Before.\n\n<div class="posenc-widget posenc-widget--scripted" id="panel" data-panel="long-context"'
+    ) and html.endswith("</div>\n\nAfter.\n")
     assert "{{" not in html
     critical = format(posenc.critical_dimension(128, 4096), ".2f")
     assert f'<dd data-readout="critical">{critical}</dd>' in html
@@ -518,8 +551,10 @@ def test_an_unknown_panel_stops_the_build_naming_the_page_and_the_panel():
         ('<div class="posenc-widget" data-panel="other">\n</div>\n', 'must start with <div ... data-panel="probe">'),
         ('<div data-panel="probe">\n\n</div>\n', "has a blank line"),
         ('<div data-panel="probe">\n{{ panel: probe }}\n</div>\n', "panel 'probe': its template holds another panel"),
-        ('<div data-panel="probe">\n{{ calc .2f: posenc.kernel(6, 7) }}\n</div>\n',
-         "guide.md: panel 'probe': calc marker"),
+        (
+            '<div data-panel="probe">\n{{ calc .2f: posenc.kernel(6, 7) }}\n</div>\n',
+            "guide.md: panel 'probe': calc marker",
+        ),
     ],
 )
 def test_a_broken_panel_template_stops_the_build(tmp_path, monkeypatch, template, words):
@@ -532,10 +567,13 @@ def test_a_broken_panel_template_stops_the_build(tmp_path, monkeypatch, template
 
 def test_a_page_with_panels_names_their_templates_among_its_sources():
     assert last_change.page_sources(fake_page("long-context.md")) == (
-        "docs/long-context.md", "docs/panels/long-context.html")
+        "docs/long-context.md",
+        "docs/panels/long-context.html",
+    )
     sources = last_change.page_sources(fake_page("explainer.md"))
     assert sources[0] == "docs/explainer.md" and sources[1:] == tuple(
-        f"docs/panels/{name}.html" for name in ("order", "heatmap", "bands", "distance", "rope", "compare"))
+        f"docs/panels/{name}.html" for name in ("order", "heatmap", "bands", "distance", "rope", "compare")
+    )
 
 
 def test_the_always_drawn_count_is_read_from_the_stylesheet():

@@ -22,10 +22,7 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 def python_blocks(page: pathlib.Path) -> list[tuple[int, str]]:
     """(line number, dedented code) of every ```python block of a page, tabs included."""
     text = page.read_text()
-    return [
-        (text.count("\n", 0, match.start()) + 1, textwrap.dedent(match["body"]))
-        for match in BLOCK.finditer(text)
-    ]
+    return [(text.count("\n", 0, match.start()) + 1, textwrap.dedent(match["body"])) for match in BLOCK.finditer(text)]
 
 
 def test_the_block_finder_sees_indented_blocks_in_tabs(tmp_path):
@@ -34,8 +31,9 @@ def test_the_block_finder_sees_indented_blocks_in_tabs(tmp_path):
     assert python_blocks(page) == [(3, "x = 1\n"), (7, "y = 2\n")]
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p)],
-                         ids=lambda p: str(p.relative_to(ROOT / "docs")))
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if python_blocks(p)], ids=lambda p: str(p.relative_to(ROOT / "docs"))
+)
 def test_page_code_runs(page):
     namespace: dict = {"__name__": f"page_{page.stem}"}
     for line, code in python_blocks(page):

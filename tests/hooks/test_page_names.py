@@ -49,8 +49,7 @@ TRIGGER = re.compile(r"rope_type|rope_scaling|rope_parameters|ROPE_INIT_FUNCTION
 BACKTICKED_WORD = re.compile(r"`([a-z][a-z0-9]*)`")
 WINDOW = 200  # characters between a backticked word and the trigger that makes it a type
 NEGATION = re.compile(r"\b(?:not|no|neither|nor|never|without|unsupported|lacks?)\b|n't\b", re.I)
-SUPPORT = re.compile(r"\b(?:support|reproduc|implement|cover|handl|provid|offer|includ|comput)\w*|\bha(?:s|ve)\b",
-                     re.I)
+SUPPORT = re.compile(r"\b(?:support|reproduc|implement|cover|handl|provid|offer|includ|comput)\w*|\bha(?:s|ve)\b", re.I)
 POSENC = re.compile(r"\bposenc\b")
 # The keys a rope_scaling dictionary may hold (factor, beta_fast, ...): parameters, not types.
 PARAMETERS = set().union(*conventions._SCALING_KEYS.values())
@@ -74,8 +73,10 @@ def notebook_runs(path: pathlib.Path) -> Runs:
 
 
 def site_pages() -> dict[str, Runs]:
-    pages = {path.relative_to(ROOT).as_posix(): markdown_runs(path.read_text(encoding="utf-8"))
-             for path in sorted(DOCS.rglob("*.md"))}
+    pages = {
+        path.relative_to(ROOT).as_posix(): markdown_runs(path.read_text(encoding="utf-8"))
+        for path in sorted(DOCS.rglob("*.md"))
+    }
     pages |= {path.relative_to(ROOT).as_posix(): notebook_runs(path) for path in sorted(DOCS.rglob("*.ipynb"))}
     pages["the {{ peers }} list (tests/peers)"] = markdown_runs(peer_tests.peer_test_list())
     return pages
@@ -101,16 +102,26 @@ def unresolved(dotted: str) -> str | None:
 
 def _paragraphs(runs: Runs) -> list[str]:
     """The prose of a page, one paragraph (or list item) per string, on one line."""
-    return [" ".join(block.split()) for is_code, text in runs if not is_code
-            for block in PARAGRAPH_BREAK.split(text) if block.strip()]
+    return [
+        " ".join(block.split())
+        for is_code, text in runs
+        if not is_code
+        for block in PARAGRAPH_BREAK.split(text)
+        if block.strip()
+    ]
 
 
 def _named_types(paragraph: str) -> list[tuple[int, str]]:
     """(offset, name) of each rope type a prose paragraph names in backticks (rule 2)."""
     triggers = [match.start() for match in TRIGGER.finditer(paragraph)]
-    return [(match.start(), match[1]) for match in BACKTICKED_WORD.finditer(paragraph)
-            if match[1] not in PARAMETERS and match[1] != "posenc" and not TRIGGER.fullmatch(match[1])
-            and any(abs(match.start() - trigger) <= WINDOW for trigger in triggers)]
+    return [
+        (match.start(), match[1])
+        for match in BACKTICKED_WORD.finditer(paragraph)
+        if match[1] not in PARAMETERS
+        and match[1] != "posenc"
+        and not TRIGGER.fullmatch(match[1])
+        and any(abs(match.start() - trigger) <= WINDOW for trigger in triggers)
+    ]
 
 
 def _sentences(paragraph: str) -> list[tuple[int, int, str]]:
@@ -147,13 +158,19 @@ def problems(pages: dict[str, Runs]) -> list[str]:
                     continue
                 lacking.update(name for _, name in types_here if name not in conventions.ROPE_TYPES)
                 if SUPPORT.search(sentence):
-                    found += [f"{page}: says posenc does not have `{name}`, but posenc.conventions.ROPE_TYPES "
-                              f"has it: {sentence!r}" for name in in_sentence if name in conventions.ROPE_TYPES]
+                    found += [
+                        f"{page}: says posenc does not have `{name}`, but posenc.conventions.ROPE_TYPES "
+                        f"has it: {sentence!r}"
+                        for name in in_sentence
+                        if name in conventions.ROPE_TYPES
+                    ]
             named += [(page, name, paragraph) for _, name in types_here]
     for page, name, where in named:
         if name not in conventions.ROPE_TYPES and name not in lacking:
-            found.append(f"{page}: `{name}` is named as a rope_scaling type, but posenc.conventions.ROPE_TYPES "
-                         f"does not have it and no page says posenc lacks it: {where[:300]!r}")
+            found.append(
+                f"{page}: `{name}` is named as a rope_scaling type, but posenc.conventions.ROPE_TYPES "
+                f"does not have it and no page says posenc lacks it: {where[:300]!r}"
+            )
     return found
 
 
@@ -186,33 +203,41 @@ def test_the_sentence_that_denied_longrope_is_caught():
     assert len(found) == 1 and "says posenc does not have `longrope`" in found[0], found
 
 
-@pytest.mark.parametrize("markdown", [
-    # a type posenc lacks, said so in its own sentence of the paragraph
-    "transformers lists `longrope` and `proportional` in `ROPE_INIT_FUNCTIONS`; posenc reproduces `longrope`. "
-    "posenc has no function for `proportional`.",
-    "transformers' `ROPE_INIT_FUNCTIONS` also has `proportional`. It turns a share of the pairs; posenc has no "
-    "function for it.",
-    # parameters are not types; files and addresses are not references
-    "Its `rope_scaling` takes `factor`, `beta_fast` and `mscale`; see [the PDF](../posenc.pdf) or "
-    "https://posenc.github.io/latest/.",
-    '```python\nfrom posenc import rope, sinusoidal as s\nposenc.conventions.ROPE_TYPES\n'
-    'posenc.rope_scaling_frequencies(64, {"rope_type": "yarn", "factor": 4.0})\n```\n',
-])
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        # a type posenc lacks, said so in its own sentence of the paragraph
+        "transformers lists `longrope` and `proportional` in `ROPE_INIT_FUNCTIONS`; posenc reproduces `longrope`. "
+        "posenc has no function for `proportional`.",
+        "transformers' `ROPE_INIT_FUNCTIONS` also has `proportional`. It turns a share of the pairs; posenc has no "
+        "function for it.",
+        # parameters are not types; files and addresses are not references
+        "Its `rope_scaling` takes `factor`, `beta_fast` and `mscale`; see [the PDF](../posenc.pdf) or "
+        "https://posenc.github.io/latest/.",
+        "```python\nfrom posenc import rope, sinusoidal as s\nposenc.conventions.ROPE_TYPES\n"
+        'posenc.rope_scaling_frequencies(64, {"rope_type": "yarn", "factor": 4.0})\n```\n',
+    ],
+)
 def test_what_posenc_has_passes(markdown):
     assert check(markdown) == []
 
 
-@pytest.mark.parametrize(("markdown", "words"), [
-    ("Call `posenc.no_such_function` first.", "`posenc.no_such_function` is not in posenc (posenc has no"),
-    ("```python\nposenc.conventions.NO_SUCH\n```\n", "posenc.conventions has no 'NO_SUCH'"),
-    ("```python\nimport posenc.no_such_module\n```\n", "posenc has no 'no_such_module'"),
-    ("```python\nfrom posenc import rope, no_such_name\n```\n", "import no_such_name` imports nothing"),
-    ('```python\nposenc.rope_scaling_frequencies(64, {"rope_type": "yarn2"})\n```\n', "`yarn2` is named"),
-    ("Set `rope_type` to `llama4` for Llama 4.", "`llama4` is named as a rope_scaling type"),
-    ("posenc does not implement the `dynamic` `rope_type`.", "says posenc does not have `dynamic`"),
-    ("With `rope_scaling` type `yarn`, posenc doesn't reproduce the attention factor.",
-     "says posenc does not have `yarn`"),
-])
+@pytest.mark.parametrize(
+    ("markdown", "words"),
+    [
+        ("Call `posenc.no_such_function` first.", "`posenc.no_such_function` is not in posenc (posenc has no"),
+        ("```python\nposenc.conventions.NO_SUCH\n```\n", "posenc.conventions has no 'NO_SUCH'"),
+        ("```python\nimport posenc.no_such_module\n```\n", "posenc has no 'no_such_module'"),
+        ("```python\nfrom posenc import rope, no_such_name\n```\n", "import no_such_name` imports nothing"),
+        ('```python\nposenc.rope_scaling_frequencies(64, {"rope_type": "yarn2"})\n```\n', "`yarn2` is named"),
+        ("Set `rope_type` to `llama4` for Llama 4.", "`llama4` is named as a rope_scaling type"),
+        ("posenc does not implement the `dynamic` `rope_type`.", "says posenc does not have `dynamic`"),
+        (
+            "With `rope_scaling` type `yarn`, posenc doesn't reproduce the attention factor.",
+            "says posenc does not have `yarn`",
+        ),
+    ],
+)
 def test_a_name_posenc_lacks_is_caught(markdown, words):
     found = check(markdown)
     assert len(found) == 1 and words in found[0], found
@@ -221,10 +246,15 @@ def test_a_name_posenc_lacks_is_caught(markdown, words):
 def test_a_wrong_sentence_in_a_copy_of_a_real_page_is_caught(tmp_path):
     copy = tmp_path / "conventions.md"
     real = (DOCS / "conventions.md").read_text(encoding="utf-8")
-    copy.write_text(real.replace(
-        "\n## rope_scaling:",
-        "\nposenc does not support the `longrope` `rope_type`; see `posenc.longrope_frequencis`.\n\n## rope_scaling:",
-        1), encoding="utf-8")
+    copy.write_text(
+        real.replace(
+            "\n## rope_scaling:",
+            "\nposenc does not support the `longrope` `rope_type`; "
+            "see `posenc.longrope_frequencis`.\n\n## rope_scaling:",
+            1,
+        ),
+        encoding="utf-8",
+    )
     before = set(problems({"conventions.md": markdown_runs(real)}))
     after = set(problems({"conventions.md": markdown_runs(copy.read_text(encoding="utf-8"))})) - before
     assert len(after) == 2, after

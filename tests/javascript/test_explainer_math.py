@@ -96,8 +96,23 @@ GRID_JS = """(math, { sliders, orders, formats }) => {
 # (Python rounds them to even), -0 and tiny negatives (Python keeps the sign), near-ties.
 FORMAT_CASES = [
     [text, digits]
-    for text in ("0.125", "0.375", "2.5", "3.5", "-0.125", "-2.5", "-0", "0", "1e-17", "-1e-17",
-                 "0.005", "1.0049999999999999", "6.135", "-3.9999999", "198.69176531592202")
+    for text in (
+        "0.125",
+        "0.375",
+        "2.5",
+        "3.5",
+        "-0.125",
+        "-2.5",
+        "-0",
+        "0",
+        "1e-17",
+        "-1e-17",
+        "0.005",
+        "1.0049999999999999",
+        "6.135",
+        "-3.9999999",
+        "198.69176531592202",
+    )
     for digits in (0, 1, 2, 3, 4)
 ]
 
@@ -109,8 +124,9 @@ def golden():
 
 
 def close(js, python):
-    np.testing.assert_allclose(np.asarray(js, dtype=float), np.asarray(python, dtype=float),
-                               rtol=TOLERANCE, atol=TOLERANCE)
+    np.testing.assert_allclose(
+        np.asarray(js, dtype=float), np.asarray(python, dtype=float), rtol=TOLERANCE, atol=TOLERANCE
+    )
 
 
 def test_frequencies_and_tables_match_posenc(golden):
@@ -167,8 +183,10 @@ def test_readouts_and_texts_match_posenc_at_every_setting(golden):
         expected = (expected_readouts(step, params), expected_texts(step, params))
         if (readouts, texts) != expected:
             mismatches.append((step, params, (readouts, texts), expected))
-    grid_sizes = {step: int(np.prod([len(range(lo, hi + 1, st)) for lo, hi, st, _ in params.values()]))
-                  for step, params in sliders().items()}
+    grid_sizes = {
+        step: int(np.prod([len(range(lo, hi + 1, st)) for lo, hi, st, _ in params.values()]))
+        for step, params in sliders().items()
+    }
     assert counts == {"order": len(orders())} | grid_sizes
     assert sum(counts.values()) > 2000  # the whole grids: 50 x 20 cells of the table alone
     assert not mismatches, mismatches[:5]
@@ -198,8 +216,13 @@ def test_the_figures_beside_the_steps_draw_the_module_data():
     assert set(words["ORDERS"][0]) == set(data["embeddings"])
     for name in ("rope-rotation", "sinusoidal-vs-rope"):
         assert figure_namespace(name)["CONTENT"].tolist() == data["content"], name
-    figure_of_step = {"heatmap": "heatmap-20x50", "bands": "frequency-bands", "distance": "dot-product-16",
-                      "rope": "rope-rotation", "compare": "sinusoidal-vs-rope"}
+    figure_of_step = {
+        "heatmap": "heatmap-20x50",
+        "bands": "frequency-bands",
+        "distance": "dot-product-16",
+        "rope": "rope-rotation",
+        "compare": "sinusoidal-vs-rope",
+    }
     assert set(figure_of_step) == set(data["widths"])
     for step, name in figure_of_step.items():
         assert figure_namespace(name)["WIDTH"] == data["widths"][step], (step, name)

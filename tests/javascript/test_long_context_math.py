@@ -73,8 +73,12 @@ def golden():
 
 
 def test_the_module_computes_for_the_page_s_head(golden):
-    assert golden["constants"] == {"dim": DIM, "base": BASE, "methods": panel()["choices"]["method"],
-                                   "pairs": list(TABLE_PAIRS)}
+    assert golden["constants"] == {
+        "dim": DIM,
+        "base": BASE,
+        "methods": panel()["choices"]["method"],
+        "pairs": list(TABLE_PAIRS),
+    }
     assert golden["refused"] == ["RangeError"] * 3  # not even a property every object has
 
 
@@ -88,8 +92,13 @@ def test_numbers_match_posenc_at_every_setting(golden):
         assert math.isclose(row["critical"], posenc.critical_dimension(DIM, training), rel_tol=TOLERANCE), p
         low, high = posenc.yarn_correction_range(DIM, original_max_position_embeddings=training)
         assert row["range"] == [low, high], p  # whole pairs (or 0.001 apart): exact
-        np.testing.assert_allclose(row["ramp"], posenc.yarn_ramp(DIM, original_max_position_embeddings=training),
-                                   rtol=0, atol=TOLERANCE, err_msg=str(p))
+        np.testing.assert_allclose(
+            row["ramp"],
+            posenc.yarn_ramp(DIM, original_max_position_embeddings=training),
+            rtol=0,
+            atol=TOLERANCE,
+            err_msg=str(p),
+        )
 
 
 def test_readouts_and_table_read_as_python_formats_posenc(golden):

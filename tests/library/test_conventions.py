@@ -51,8 +51,11 @@ def test_every_table_of_the_paper_schedule_is_the_same_bits(width, base):
 
 
 @settings(max_examples=40, deadline=None)
-@given(ids=st.lists(st.integers(0, 2**31 - 1), min_size=1, max_size=6), width=widths,
-       layout=st.sampled_from(["interleaved", "halves"]))
+@given(
+    ids=st.lists(st.integers(0, 2**31 - 1), min_size=1, max_size=6),
+    width=widths,
+    layout=st.sampled_from(["interleaved", "halves"]),
+)
 def test_paper_embedding_is_posenc_sinusoidal(ids, width, layout):
     np.testing.assert_array_equal(
         posenc.sinusoidal_embedding(ids, width, layout=layout), posenc.sinusoidal(ids, width, layout=layout)
@@ -216,8 +219,9 @@ def test_rope_scaling_dispatch_matches_the_functions():
         posenc.linear_scaled_frequencies(16, factor=2.0),
     )
     np.testing.assert_array_equal(
-        posenc.rope_scaling_frequencies(16, {"rope_type": "dynamic", "factor": 2.0}, max_position_embeddings=64,
-                                        seq_len=100)[0],
+        posenc.rope_scaling_frequencies(
+            16, {"rope_type": "dynamic", "factor": 2.0}, max_position_embeddings=64, seq_len=100
+        )[0],
         posenc.dynamic_ntk_frequencies(16, factor=2.0, max_position_embeddings=64, seq_len=100),
     )
     yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 256, "beta_fast": None}
@@ -225,12 +229,24 @@ def test_rope_scaling_dispatch_matches_the_functions():
     want = posenc.yarn_frequencies(16, base=1e6, factor=4.0, original_max_position_embeddings=256)
     np.testing.assert_array_equal(inv, want[0])
     assert factor == want[1]
-    llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-              "original_max_position_embeddings": 64, "rope_theta": 500000.0}
+    llama3 = {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 64,
+        "rope_theta": 500000.0,
+    }
     np.testing.assert_array_equal(
         posenc.rope_scaling_frequencies(16, llama3)[0],
-        posenc.llama3_frequencies(16, base=500000.0, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
-                                  original_max_position_embeddings=64),
+        posenc.llama3_frequencies(
+            16,
+            base=500000.0,
+            factor=8.0,
+            low_freq_factor=1.0,
+            high_freq_factor=4.0,
+            original_max_position_embeddings=64,
+        ),
     )
 
 
@@ -245,7 +261,7 @@ def test_t5_buckets_bidirectional_known_values():
     assert got[rel == 0].tolist() == [0]
     assert got[rel == -7].tolist() == [7] and got[rel == 7].tolist() == [23]
     assert got[rel == -8].tolist() == [8] and got[rel == 8].tolist() == [24]
-    assert posenc.t5_relative_position_bucket(-127) == 15 and posenc.t5_relative_position_bucket(-10**6) == 15
+    assert posenc.t5_relative_position_bucket(-127) == 15 and posenc.t5_relative_position_bucket(-(10**6)) == 15
     assert posenc.t5_relative_position_bucket(10**6) == 31
 
 
@@ -257,8 +273,9 @@ def test_t5_buckets_causal_ignore_future_keys():
 def test_t5_buckets_are_monotone_in_distance_and_in_range():
     for bidirectional, buckets in ((True, 32), (False, 32), (True, 64), (False, 10)):
         distance = np.arange(0, 2000)
-        got = posenc.t5_relative_position_bucket(-distance, bidirectional=bidirectional, num_buckets=buckets,
-                                                 max_distance=300)
+        got = posenc.t5_relative_position_bucket(
+            -distance, bidirectional=bidirectional, num_buckets=buckets, max_distance=300
+        )
         assert np.all(np.diff(got) >= 0) and got.min() == 0
         assert got.max() == (buckets // 2 if bidirectional else buckets) - 1
 
@@ -276,8 +293,11 @@ def test_t5_exact_bucket_edges_follow_float32_steps():
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
-        (lambda: posenc.schedule_frequencies(8, schedule="t2t"), ValueError,
-         "schedule must be one of 'paper', 'fairseq'"),
+        (
+            lambda: posenc.schedule_frequencies(8, schedule="t2t"),
+            ValueError,
+            "schedule must be one of 'paper', 'fairseq'",
+        ),
         (lambda: posenc.schedule_frequencies(3, schedule="fairseq"), ValueError, "width must be >= 4 for the fairseq"),
         (lambda: posenc.schedule_frequencies(1), ValueError, "width must be >= 2"),
         (lambda: posenc.schedule_frequencies(8.0), TypeError, "width must be an integer"),
@@ -296,49 +316,98 @@ def test_t5_exact_bucket_edges_follow_float32_steps():
         (lambda: posenc.rope_permutation(8, n_heads=0), ValueError, "n_heads must be >= 1"),
         (lambda: posenc.rope_permutation(8, rotary_dim=10), ValueError, "rotary_dim must be <= head_dim"),
         (lambda: posenc.rope_permutation(8, inverse=1), TypeError, "inverse must be True or False"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], rotary_dim=3), ValueError,
-         "rotary_dim must be a positive even"),
+        (
+            lambda: posenc.apply_rope(np.ones((1, 8)), [0], rotary_dim=3),
+            ValueError,
+            "rotary_dim must be a positive even",
+        ),
         (lambda: posenc.apply_rope(np.ones((1, 7)), [0]), ValueError, "x's last axis must be even"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], inv_freq=[1.0]), ValueError,
-         "inv_freq must have shape \\(4,\\)"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], inv_freq=[1, 1, 1, np.nan]), ValueError,
-         "inv_freq must be finite"),
+        (
+            lambda: posenc.apply_rope(np.ones((1, 8)), [0], inv_freq=[1.0]),
+            ValueError,
+            "inv_freq must have shape \\(4,\\)",
+        ),
+        (
+            lambda: posenc.apply_rope(np.ones((1, 8)), [0], inv_freq=[1, 1, 1, np.nan]),
+            ValueError,
+            "inv_freq must be finite",
+        ),
         (lambda: posenc.apply_rope(np.ones((1, 8)), [0, 1]), ValueError, "position_ids must have one id per row"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], attention_factor="2"), TypeError,
-         "attention_factor must be a real"),
+        (
+            lambda: posenc.apply_rope(np.ones((1, 8)), [0], attention_factor="2"),
+            TypeError,
+            "attention_factor must be a real",
+        ),
         (lambda: posenc.apply_rope(np.ones(8), [0]), ValueError, "x must have shape"),
         (lambda: posenc.linear_scaled_frequencies(8, factor=0), ValueError, "factor must be > 0"),
-        (lambda: posenc.dynamic_ntk_frequencies(2, factor=2.0, max_position_embeddings=8), ValueError,
-         "dim must be >= 4"),
-        (lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=0), ValueError,
-         "max_position_embeddings must be >= 1"),
-        (lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=8, seq_len=-1), ValueError,
-         "seq_len must be >= 0"),
-        (lambda: posenc.yarn_frequencies(8, factor=2.0, original_max_position_embeddings=0), ValueError,
-         "original_max_position_embeddings must be >= 1"),
-        (lambda: posenc.yarn_frequencies(8, factor=2.0, original_max_position_embeddings=64, beta_fast=-1), ValueError,
-         "beta_fast must be > 0"),
-        (lambda: posenc.yarn_frequencies(8, factor=2.0, original_max_position_embeddings=64, truncate="yes"), TypeError,
-         "truncate must be True or False"),
-        (lambda: posenc.llama3_frequencies(8, factor=8.0, low_freq_factor=4.0, high_freq_factor=1.0,
-                                           original_max_position_embeddings=64), ValueError,
-         "high_freq_factor must be > low_freq_factor"),
-        (lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "no-such-type"}), ValueError,
-         "rope_type must be one of"),
-        (lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "longrope"}), ValueError,
-         "'longrope' needs long_factor, original_max_position_embeddings, short_factor"),
+        (
+            lambda: posenc.dynamic_ntk_frequencies(2, factor=2.0, max_position_embeddings=8),
+            ValueError,
+            "dim must be >= 4",
+        ),
+        (
+            lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=0),
+            ValueError,
+            "max_position_embeddings must be >= 1",
+        ),
+        (
+            lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=8, seq_len=-1),
+            ValueError,
+            "seq_len must be >= 0",
+        ),
+        (
+            lambda: posenc.yarn_frequencies(8, factor=2.0, original_max_position_embeddings=0),
+            ValueError,
+            "original_max_position_embeddings must be >= 1",
+        ),
+        (
+            lambda: posenc.yarn_frequencies(8, factor=2.0, original_max_position_embeddings=64, beta_fast=-1),
+            ValueError,
+            "beta_fast must be > 0",
+        ),
+        (
+            lambda: posenc.yarn_frequencies(8, factor=2.0, original_max_position_embeddings=64, truncate="yes"),
+            TypeError,
+            "truncate must be True or False",
+        ),
+        (
+            lambda: posenc.llama3_frequencies(
+                8, factor=8.0, low_freq_factor=4.0, high_freq_factor=1.0, original_max_position_embeddings=64
+            ),
+            ValueError,
+            "high_freq_factor must be > low_freq_factor",
+        ),
+        (
+            lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "no-such-type"}),
+            ValueError,
+            "rope_type must be one of",
+        ),
+        (
+            lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "longrope"}),
+            ValueError,
+            "'longrope' needs long_factor, original_max_position_embeddings, short_factor",
+        ),
         (lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "linear"}), ValueError, "needs factor"),
-        (lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "linear", "factor": 2, "beta": 1}), ValueError,
-         "keys that 'linear' does not use: beta"),
-        (lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "dynamic", "factor": 2}), ValueError,
-         "max_position_embeddings is required"),
+        (
+            lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "linear", "factor": 2, "beta": 1}),
+            ValueError,
+            "keys that 'linear' does not use: beta",
+        ),
+        (
+            lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "dynamic", "factor": 2}),
+            ValueError,
+            "max_position_embeddings is required",
+        ),
         (lambda: posenc.rope_scaling_frequencies(8, [("factor", 2)]), TypeError, "rope_scaling must be a mapping"),
         (lambda: posenc.t5_relative_position_bucket([0.5]), TypeError, "relative_position must hold integers"),
         (lambda: posenc.t5_relative_position_bucket([2**24]), ValueError, "relative_position must be below 2\\*\\*24"),
         (lambda: posenc.t5_relative_position_bucket([0], num_buckets=2), ValueError, "num_buckets must be >= 4"),
         (lambda: posenc.t5_relative_position_bucket([0], max_distance=8), ValueError, "max_distance must be > 8"),
-        (lambda: posenc.t5_relative_position_bucket([0], bidirectional=None), TypeError,
-         "bidirectional must be True or False"),
+        (
+            lambda: posenc.t5_relative_position_bucket([0], bidirectional=None),
+            TypeError,
+            "bidirectional must be True or False",
+        ),
     ],
 )
 def test_bad_arguments_are_named(call, error, words):
@@ -347,10 +416,21 @@ def test_bad_arguments_are_named(call, error, words):
 
 
 def test_every_public_function_is_exported():
-    for name in ("apply_rope", "dynamic_ntk_frequencies", "fairseq_embedding", "fairseq_position_ids",
-                 "linear_scaled_frequencies", "llama3_frequencies", "rope_frequencies", "rope_permutation",
-                 "rope_scaling_frequencies", "schedule_frequencies", "sinusoidal_embedding",
-                 "t5_relative_position_bucket", "yarn_frequencies"):
+    for name in (
+        "apply_rope",
+        "dynamic_ntk_frequencies",
+        "fairseq_embedding",
+        "fairseq_position_ids",
+        "linear_scaled_frequencies",
+        "llama3_frequencies",
+        "rope_frequencies",
+        "rope_permutation",
+        "rope_scaling_frequencies",
+        "schedule_frequencies",
+        "sinusoidal_embedding",
+        "t5_relative_position_bucket",
+        "yarn_frequencies",
+    ):
         assert getattr(posenc, name) is getattr(conventions, name)
         assert name in posenc.__all__
 
@@ -425,8 +505,10 @@ def test_a_factor_so_small_that_a_frequency_overflows_is_blamed(scaled):
         (lambda: posenc.rope_frequencies(8, base=10**400), "base must be finite and > 1"),
         (lambda: posenc.apply_rope(np.ones((1, 8)), [0], base=10**400), "base must be finite and > 1"),
         (lambda: posenc.linear_scaled_frequencies(8, factor=10**400), "factor must be finite"),
-        (lambda: posenc.apply_rope(np.ones((1, 8)), [0], attention_factor=-(10**400)),
-         "attention_factor must be finite"),
+        (
+            lambda: posenc.apply_rope(np.ones((1, 8)), [0], attention_factor=-(10**400)),
+            "attention_factor must be finite",
+        ),
         (lambda: posenc.schedule_frequencies(2**63), "width must be <= 65536"),
         (lambda: posenc.schedule_frequencies(2**63 + 1, schedule="fairseq"), "width must be <= 65536"),
         (lambda: posenc.sinusoidal_embedding([1], 2**63), "width must be <= 65536"),
@@ -435,10 +517,18 @@ def test_a_factor_so_small_that_a_frequency_overflows_is_blamed(scaled):
         (lambda: posenc.rope_permutation(2**16, n_heads=2**12), "n_heads and head_dim: the array would have"),
         (lambda: posenc.apply_rope(np.ones((1, 8)), [0], rotary_dim=2**63), "rotary_dim must be <= 65536"),
         (lambda: posenc.sinusoidal_embedding(np.zeros(2**12, dtype=int), 2**16), "position_ids and width: the array"),
-        (lambda: posenc.yarn_frequencies(8, factor=math.e, original_max_position_embeddings=64, mscale=1.0,
-                                         mscale_all_dim=-10.0), "mscale_all_dim must not make its scale"),
-        (lambda: posenc.yarn_frequencies(8, factor=1e10, original_max_position_embeddings=64, mscale=1e308,
-                                         mscale_all_dim=1e-300), "mscale and mscale_all_dim must give a finite"),
+        (
+            lambda: posenc.yarn_frequencies(
+                8, factor=math.e, original_max_position_embeddings=64, mscale=1.0, mscale_all_dim=-10.0
+            ),
+            "mscale_all_dim must not make its scale",
+        ),
+        (
+            lambda: posenc.yarn_frequencies(
+                8, factor=1e10, original_max_position_embeddings=64, mscale=1e308, mscale_all_dim=1e-300
+            ),
+            "mscale and mscale_all_dim must give a finite",
+        ),
     ],
 )
 def test_out_of_range_arguments_are_named_with_their_rule(call, words):

@@ -60,8 +60,11 @@ def fresh_verify_report() -> dict[str, dict] | None:
     else None: a stale or missing report is never taken as a proof."""
     library = ROOT / "posenc"
     folders = [library, *(path for path in library.rglob("*") if path.is_dir() and path.name != "__pycache__")]
-    inputs = [*folders, ROOT / ".venv" / ".installed",
-              *(path for folder in folders for path in folder.iterdir() if path.is_file())]
+    inputs = [
+        *folders,
+        ROOT / ".venv" / ".installed",
+        *(path for folder in folders for path in folder.iterdir() if path.is_file()),
+    ]
     if not VERIFY_REPORT.is_file():
         return None
     written = VERIFY_REPORT.stat().st_mtime
@@ -143,8 +146,11 @@ def test_alibi_ratio_with_wrong_exponent_is_rejected() -> None:
 def test_critical_dimension_with_d_in_place_of_half_d_is_rejected() -> None:
     length, d, b = long_context.training_length, common.d, common.base
     with pytest.raises(ProofFailure):
-        assert_equal(long_context.wavelength_minus_exponential(d * sp.log(length / (2 * sp.pi)) / sp.log(b)), 0,
-                     "r_c with d for d/2")
+        assert_equal(
+            long_context.wavelength_minus_exponential(d * sp.log(length / (2 * sp.pi)) / sp.log(b)),
+            0,
+            "r_c with d for d/2",
+        )
 
 
 def test_xpos_check_rejects_keys_scaled_like_queries(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -423,8 +429,9 @@ def test_every_scope_is_shown_beside_its_equation(derivation_id: str) -> None:
 
 
 def test_every_scope_is_shown_in_the_index_and_on_the_derivations_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(derivation_pages, "verify_report",
-                        lambda: {i: {"status": "proved", "seconds": 0.1} for i in REGISTRY})
+    monkeypatch.setattr(
+        derivation_pages, "verify_report", lambda: {i: {"status": "proved", "seconds": 0.1} for i in REGISTRY}
+    )
     index = derivation_pages.index_markdown("derivations/index.md")
     for entry in REGISTRY.values():
         row = next(line for line in index.splitlines() if line.startswith(f"- [`{entry.id}`]"))

@@ -165,14 +165,18 @@ def test_every_vector_has_squared_norm_half_the_width(t, width):
 @settings(max_examples=60, deadline=None)
 @given(offset=st.floats(-1e4, 1e4, allow_nan=False), width=widths)
 def test_squared_distance_is_width_minus_twice_the_kernel(offset, width):
-    assert math.isclose(
-        posenc.squared_distance(offset, width), width - 2 * posenc.kernel(offset, width), abs_tol=1e-9
-    )
+    assert math.isclose(posenc.squared_distance(offset, width), width - 2 * posenc.kernel(offset, width), abs_tol=1e-9)
 
 
 @settings(max_examples=40, deadline=None)
-@given(m=ids, n=ids, shift=st.integers(0, 10**5), width=widths, seed=st.integers(0, 2**32 - 1),
-       layout=st.sampled_from(["interleaved", "halves"]))
+@given(
+    m=ids,
+    n=ids,
+    shift=st.integers(0, 10**5),
+    width=widths,
+    seed=st.integers(0, 2**32 - 1),
+    layout=st.sampled_from(["interleaved", "halves"]),
+)
 def test_rope_scores_depend_only_on_the_offset(m, n, shift, width, seed, layout):
     rng = np.random.default_rng(seed)
     q, k = rng.normal(size=(2, 1, width))
@@ -279,8 +283,9 @@ def test_non_floating_dtype(dtype):
 
 
 def test_rope_rejects_odd_last_axis_and_mismatched_ids():
-    with pytest.raises(ValueError,
-                       match=r"x's last axis must be a positive even integer \(channels come in pairs\), got 7"):
+    with pytest.raises(
+        ValueError, match=r"x's last axis must be a positive even integer \(channels come in pairs\), got 7"
+    ):
         posenc.rope(np.ones((2, 7)), [0, 1])
     with pytest.raises(ValueError, match="position_ids must have one id per row of x: got 3 ids for 2 rows"):
         posenc.rope(np.ones((2, 8)), [0, 1, 2])

@@ -32,7 +32,11 @@ import posenc
 # Deterministic: the same examples on every run, nothing read from or written to a database,
 # and few enough that the whole file runs in a few seconds.
 settings.register_profile(
-    "hostile", derandomize=True, database=None, deadline=None, max_examples=150,
+    "hostile",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=150,
     suppress_health_check=[HealthCheck.too_slow],
 )
 HOSTILE = settings.get_profile("hostile")
@@ -64,8 +68,11 @@ KEYS = [1, 2]
 CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("frequencies", posenc.frequencies, dict(width=8, base=10000.0)),
     ("wavelengths", posenc.wavelengths, dict(width=8, base=10000.0)),
-    ("sinusoidal", posenc.sinusoidal,
-     dict(position_ids=IDS, width=8, base=10000.0, layout="interleaved", dtype=np.float64)),
+    (
+        "sinusoidal",
+        posenc.sinusoidal,
+        dict(position_ids=IDS, width=8, base=10000.0, layout="interleaved", dtype=np.float64),
+    ),
     ("shift_operator", posenc.shift_operator, dict(offset=[1.5, -2.0], width=4, base=10000.0)),
     ("kernel", posenc.kernel, dict(offset=[1.5, -2.0], width=8, base=10000.0)),
     ("squared_distance", posenc.squared_distance, dict(offset=[1.5, -2.0], width=8, base=10000.0)),
@@ -73,79 +80,230 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("alibi_slopes", posenc.alibi_slopes, dict(n_heads=6, max_bias=8.0)),
     ("alibi_bias", posenc.alibi_bias, dict(n_heads=2, length=4, max_bias=8.0)),
     ("schedule_frequencies", posenc.schedule_frequencies, dict(width=8, base=10000.0, schedule="fairseq")),
-    ("sinusoidal_embedding", posenc.sinusoidal_embedding,
-     dict(position_ids=IDS, width=7, base=10000.0, schedule="fairseq", layout="halves", padding_idx=3,
-          dtype=np.float64)),
-    ("fairseq_position_ids", posenc.fairseq_position_ids,
-     dict(input_ids=[[5, 6, 1], [1, 7, 8]], padding_idx=1, cache_length=2)),
-    ("fairseq_embedding", posenc.fairseq_embedding,
-     dict(input_ids=[[5, 6, 1], [1, 7, 8]], width=6, padding_idx=1, cache_length=2, base=10000.0,
-          dtype=np.float64)),
+    (
+        "sinusoidal_embedding",
+        posenc.sinusoidal_embedding,
+        dict(
+            position_ids=IDS,
+            width=7,
+            base=10000.0,
+            schedule="fairseq",
+            layout="halves",
+            padding_idx=3,
+            dtype=np.float64,
+        ),
+    ),
+    (
+        "fairseq_position_ids",
+        posenc.fairseq_position_ids,
+        dict(input_ids=[[5, 6, 1], [1, 7, 8]], padding_idx=1, cache_length=2),
+    ),
+    (
+        "fairseq_embedding",
+        posenc.fairseq_embedding,
+        dict(input_ids=[[5, 6, 1], [1, 7, 8]], width=6, padding_idx=1, cache_length=2, base=10000.0, dtype=np.float64),
+    ),
     ("rope_permutation", posenc.rope_permutation, dict(head_dim=8, n_heads=2, rotary_dim=4, inverse=False)),
-    ("apply_rope", posenc.apply_rope,
-     dict(x=_normal(3, 8), position_ids=IDS, base=10000.0, inv_freq=[1.0, 0.1], layout="interleaved",
-          rotary_dim=4, attention_factor=1.2)),
+    (
+        "apply_rope",
+        posenc.apply_rope,
+        dict(
+            x=_normal(3, 8),
+            position_ids=IDS,
+            base=10000.0,
+            inv_freq=[1.0, 0.1],
+            layout="interleaved",
+            rotary_dim=4,
+            attention_factor=1.2,
+        ),
+    ),
     ("rope_frequencies", posenc.rope_frequencies, dict(dim=8, base=10000.0)),
     ("linear_scaled_frequencies", posenc.linear_scaled_frequencies, dict(dim=8, base=10000.0, factor=4.0)),
-    ("dynamic_ntk_frequencies", posenc.dynamic_ntk_frequencies,
-     dict(dim=8, base=10000.0, factor=2.0, max_position_embeddings=64, seq_len=200)),
-    ("yarn_frequencies", posenc.yarn_frequencies,
-     dict(dim=16, base=10000.0, factor=4.0, original_max_position_embeddings=64, beta_fast=4.0, beta_slow=1.0,
-          truncate=True, mscale=1.0, mscale_all_dim=0.8)),
-    ("llama3_frequencies", posenc.llama3_frequencies,
-     dict(dim=16, base=10000.0, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
-          original_max_position_embeddings=64)),
-    ("rope_scaling_frequencies", posenc.rope_scaling_frequencies,
-     dict(dim=8, rope_scaling={"rope_type": "dynamic", "factor": 2.0}, base=10000.0, max_position_embeddings=64,
-          seq_len=100)),
-    ("t5_relative_position_bucket", posenc.t5_relative_position_bucket,
-     dict(relative_position=[[-200, -3, 0], [4, 50, 7]], bidirectional=True, num_buckets=32, max_distance=128)),
+    (
+        "dynamic_ntk_frequencies",
+        posenc.dynamic_ntk_frequencies,
+        dict(dim=8, base=10000.0, factor=2.0, max_position_embeddings=64, seq_len=200),
+    ),
+    (
+        "yarn_frequencies",
+        posenc.yarn_frequencies,
+        dict(
+            dim=16,
+            base=10000.0,
+            factor=4.0,
+            original_max_position_embeddings=64,
+            beta_fast=4.0,
+            beta_slow=1.0,
+            truncate=True,
+            mscale=1.0,
+            mscale_all_dim=0.8,
+        ),
+    ),
+    (
+        "llama3_frequencies",
+        posenc.llama3_frequencies,
+        dict(
+            dim=16,
+            base=10000.0,
+            factor=8.0,
+            low_freq_factor=1.0,
+            high_freq_factor=4.0,
+            original_max_position_embeddings=64,
+        ),
+    ),
+    (
+        "rope_scaling_frequencies",
+        posenc.rope_scaling_frequencies,
+        dict(
+            dim=8,
+            rope_scaling={"rope_type": "dynamic", "factor": 2.0},
+            base=10000.0,
+            max_position_embeddings=64,
+            seq_len=100,
+        ),
+    ),
+    (
+        "t5_relative_position_bucket",
+        posenc.t5_relative_position_bucket,
+        dict(relative_position=[[-200, -3, 0], [4, 50, 7]], bidirectional=True, num_buckets=32, max_distance=128),
+    ),
     ("absolute_table_rows", posenc.absolute_table_rows, dict(table=_normal(6, 3), position_ids=IDS)),
     ("shaw_relative_index", posenc.shaw_relative_index, dict(query_ids=IDS, key_ids=KEYS, max_distance=2)),
-    ("shaw_logits", posenc.shaw_logits,
-     dict(queries=_normal(3, 4), keys=_normal(2, 4), relative_keys=_normal(5, 4), query_ids=IDS, key_ids=KEYS)),
-    ("shaw_values", posenc.shaw_values,
-     dict(weights=_rng.random((3, 2)), values=_normal(2, 4), relative_values=_normal(5, 4), query_ids=IDS,
-          key_ids=KEYS)),
-    ("transformer_xl_terms", posenc.transformer_xl_terms,
-     dict(queries=_normal(3, 4), keys=_normal(2, 4), position_projection=_normal(6, 4), u=_normal(4), v=_normal(4),
-          query_ids=IDS, key_ids=KEYS, base=10000.0)),
-    ("t5_bias", posenc.t5_bias,
-     dict(table=_normal(32, 2), query_ids=IDS, key_ids=KEYS, bidirectional=False, max_distance=128)),
-    ("deberta_log_bucket", posenc.deberta_log_bucket,
-     dict(relative_position=[-600, -5, 0, 5, 300], bucket_size=256, max_position=512)),
-    ("deberta_relative_positions", posenc.deberta_relative_positions,
-     dict(query_ids=IDS, key_ids=KEYS, bucket_size=4, max_position=8)),
+    (
+        "shaw_logits",
+        posenc.shaw_logits,
+        dict(queries=_normal(3, 4), keys=_normal(2, 4), relative_keys=_normal(5, 4), query_ids=IDS, key_ids=KEYS),
+    ),
+    (
+        "shaw_values",
+        posenc.shaw_values,
+        dict(
+            weights=_rng.random((3, 2)),
+            values=_normal(2, 4),
+            relative_values=_normal(5, 4),
+            query_ids=IDS,
+            key_ids=KEYS,
+        ),
+    ),
+    (
+        "transformer_xl_terms",
+        posenc.transformer_xl_terms,
+        dict(
+            queries=_normal(3, 4),
+            keys=_normal(2, 4),
+            position_projection=_normal(6, 4),
+            u=_normal(4),
+            v=_normal(4),
+            query_ids=IDS,
+            key_ids=KEYS,
+            base=10000.0,
+        ),
+    ),
+    (
+        "t5_bias",
+        posenc.t5_bias,
+        dict(table=_normal(32, 2), query_ids=IDS, key_ids=KEYS, bidirectional=False, max_distance=128),
+    ),
+    (
+        "deberta_log_bucket",
+        posenc.deberta_log_bucket,
+        dict(relative_position=[-600, -5, 0, 5, 300], bucket_size=256, max_position=512),
+    ),
+    (
+        "deberta_relative_positions",
+        posenc.deberta_relative_positions,
+        dict(query_ids=IDS, key_ids=KEYS, bucket_size=4, max_position=8),
+    ),
     ("alibi_symmetric_bias", posenc.alibi_symmetric_bias, dict(n_heads=2, query_ids=IDS, key_ids=KEYS, max_bias=8.0)),
-    ("kerple_bias power", posenc.kerple_bias,
-     dict(query_ids=IDS, key_ids=KEYS, r1=[1.0, 2.0], r2=[1.5, 0.5], variant="power")),
-    ("kerple_bias log", posenc.kerple_bias,
-     dict(query_ids=IDS, key_ids=KEYS, r1=[1.0, 2.0], r2=[3.0, 0.1], variant="log")),
-    ("fire_bias", posenc.fire_bias,
-     dict(query_ids=IDS, key_ids=KEYS, hidden_weights=_normal(4), hidden_bias=_normal(4),
-          output_weights=_normal(2, 4), output_bias=_normal(2), c=1.0, threshold=4.0)),
+    (
+        "kerple_bias power",
+        posenc.kerple_bias,
+        dict(query_ids=IDS, key_ids=KEYS, r1=[1.0, 2.0], r2=[1.5, 0.5], variant="power"),
+    ),
+    (
+        "kerple_bias log",
+        posenc.kerple_bias,
+        dict(query_ids=IDS, key_ids=KEYS, r1=[1.0, 2.0], r2=[3.0, 0.1], variant="log"),
+    ),
+    (
+        "fire_bias",
+        posenc.fire_bias,
+        dict(
+            query_ids=IDS,
+            key_ids=KEYS,
+            hidden_weights=_normal(4),
+            hidden_bias=_normal(4),
+            output_weights=_normal(2, 4),
+            output_bias=_normal(2),
+            c=1.0,
+            threshold=4.0,
+        ),
+    ),
     ("cope_positions", posenc.cope_positions, dict(logits=_normal(4, 4))),
-    ("cope_logits", posenc.cope_logits,
-     dict(queries=_normal(4, 3), positions=posenc.cope_positions(_normal(4, 4)), position_embeddings=_normal(5, 3))),
+    (
+        "cope_logits",
+        posenc.cope_logits,
+        dict(queries=_normal(4, 3), positions=posenc.cope_positions(_normal(4, 4)), position_embeddings=_normal(5, 3)),
+    ),
     ("pair_index_at_turns", posenc.pair_index_at_turns, dict(dim=128, length=4096, turns=32.0, base=10000.0)),
     ("critical_dimension", posenc.critical_dimension, dict(dim=128, training_length=4096, base=10000.0)),
-    ("yarn_correction_range", posenc.yarn_correction_range,
-     dict(dim=16, base=10000.0, original_max_position_embeddings=64, beta_fast=4.0, beta_slow=1.0, truncate=False)),
-    ("yarn_ramp", posenc.yarn_ramp,
-     dict(dim=16, base=10000.0, original_max_position_embeddings=64, beta_fast=4.0, beta_slow=1.0, truncate=True)),
+    (
+        "yarn_correction_range",
+        posenc.yarn_correction_range,
+        dict(dim=16, base=10000.0, original_max_position_embeddings=64, beta_fast=4.0, beta_slow=1.0, truncate=False),
+    ),
+    (
+        "yarn_ramp",
+        posenc.yarn_ramp,
+        dict(dim=16, base=10000.0, original_max_position_embeddings=64, beta_fast=4.0, beta_slow=1.0, truncate=True),
+    ),
     ("yarn_attention_factor", posenc.yarn_attention_factor, dict(factor=4.0, mscale=1.0, mscale_all_dim=0.5)),
-    ("longrope_frequencies", posenc.longrope_frequencies,
-     dict(dim=4, base=10000.0, short_factor=[1.0, 1.5], long_factor=[1.0, 4.0], original_max_position_embeddings=4096,
-          max_position_embeddings=131072, seq_len=8192)),
-    ("longrope_frequencies factor", posenc.longrope_frequencies,
-     dict(dim=4, base=10000.0, short_factor=[1.0, 1.5], long_factor=[1.0, 4.0], original_max_position_embeddings=4096,
-          factor=32.0, attention_factor=1.1, seq_len=100)),
+    (
+        "longrope_frequencies",
+        posenc.longrope_frequencies,
+        dict(
+            dim=4,
+            base=10000.0,
+            short_factor=[1.0, 1.5],
+            long_factor=[1.0, 4.0],
+            original_max_position_embeddings=4096,
+            max_position_embeddings=131072,
+            seq_len=8192,
+        ),
+    ),
+    (
+        "longrope_frequencies factor",
+        posenc.longrope_frequencies,
+        dict(
+            dim=4,
+            base=10000.0,
+            short_factor=[1.0, 1.5],
+            long_factor=[1.0, 4.0],
+            original_max_position_embeddings=4096,
+            factor=32.0,
+            attention_factor=1.1,
+            seq_len=100,
+        ),
+    ),
     ("xpos_scales", posenc.xpos_scales, dict(position_ids=[-3, 0, 5], dim=8, scale_base=512.0, gamma=0.4)),
-    ("apply_xpos", posenc.apply_xpos,
-     dict(x=_normal(3, 8), position_ids=IDS, keys=True, base=10000.0, scale_base=512.0, gamma=0.4,
-          layout="interleaved")),
-    ("rerotate_keys", posenc.rerotate_keys,
-     dict(keys=_normal(2, 3, 8), offset=[1.0, -2.0, 3.5], base=10000.0, layout="halves", rotary_dim=6)),
+    (
+        "apply_xpos",
+        posenc.apply_xpos,
+        dict(
+            x=_normal(3, 8),
+            position_ids=IDS,
+            keys=True,
+            base=10000.0,
+            scale_base=512.0,
+            gamma=0.4,
+            layout="interleaved",
+        ),
+    ),
+    (
+        "rerotate_keys",
+        posenc.rerotate_keys,
+        dict(keys=_normal(2, 3, 8), offset=[1.0, -2.0, 3.5], base=10000.0, layout="halves", rotary_dim=6),
+    ),
     ("streaming_cache", posenc.streaming_cache, dict(length=10, sinks=2, window=3)),
     ("attention_entropy", posenc.attention_entropy, dict(scores=[[0.0, 1.0, -math.inf], [2.0, 2.0, 2.0]])),
 ]
@@ -167,26 +325,85 @@ class _Opaque:
 
 
 INTEGERS = [
-    2**63, 2**63 - 1, 2**64, 2**1100, -(2**1100), 2**53, 2**53 - 1, 2**31, -1, 0,
-    np.uint64(2**64 - 1), np.int64(-(2**63)), True, 1.5, 3.0, math.nan, "3", None, [4], _Opaque(),
+    2**63,
+    2**63 - 1,
+    2**64,
+    2**1100,
+    -(2**1100),
+    2**53,
+    2**53 - 1,
+    2**31,
+    -1,
+    0,
+    np.uint64(2**64 - 1),
+    np.int64(-(2**63)),
+    True,
+    1.5,
+    3.0,
+    math.nan,
+    "3",
+    None,
+    [4],
+    _Opaque(),
 ]
 REALS = [
-    math.nan, math.inf, -math.inf, 1e308, -1e308, 5e-324, -5e-324, 1e-300, 0.0, -0.0, 2**1100, -(2**1100), 2**63,
-    np.float32(3e38), np.longdouble(10) ** 400, True, "1.0", None, 1 + 1j, [1.0], _Opaque(),
+    math.nan,
+    math.inf,
+    -math.inf,
+    1e308,
+    -1e308,
+    5e-324,
+    -5e-324,
+    1e-300,
+    0.0,
+    -0.0,
+    2**1100,
+    -(2**1100),
+    2**63,
+    np.float32(3e38),
+    np.longdouble(10) ** 400,
+    True,
+    "1.0",
+    None,
+    1 + 1j,
+    [1.0],
+    _Opaque(),
 ]
 OTHERS = [None, 1, 0, 2**1100, math.nan, "", "nope", b"interleaved", [], {}, _Opaque(), np.float64, "float64 "]
 MAPPINGS = [
-    [], "dynamic", {3: 1}, {("rope_type",): "linear"}, {"rope_type": ["linear"]}, {"rope_type": "yarn"},
-    {"rope_type": "linear", "factor": 2**1100}, {"rope_type": "linear", "factor": math.nan},
-    {"rope_type": "linear", "factor": "4"}, {"rope_type": "linear", "factor": 5e-324},
+    [],
+    "dynamic",
+    {3: 1},
+    {("rope_type",): "linear"},
+    {"rope_type": ["linear"]},
+    {"rope_type": "yarn"},
+    {"rope_type": "linear", "factor": 2**1100},
+    {"rope_type": "linear", "factor": math.nan},
+    {"rope_type": "linear", "factor": "4"},
+    {"rope_type": "linear", "factor": 5e-324},
     {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2**63},
-    {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-     "original_max_position_embeddings": 2**1100},
-    {"rope_type": "longrope", "short_factor": [[1.0], [1.0, 2.0]], "long_factor": [1.0] * 4,
-     "original_max_position_embeddings": 64},
-    {"rope_type": "longrope", "short_factor": [5e-324] * 4, "long_factor": [1.0] * 4,
-     "original_max_position_embeddings": 64, "factor": 2.0},
-    {"rope_type": "dynamic", "factor": 1e308}, {"rope_type": "default", "rope_theta": 2**1100},
+    {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 2**1100,
+    },
+    {
+        "rope_type": "longrope",
+        "short_factor": [[1.0], [1.0, 2.0]],
+        "long_factor": [1.0] * 4,
+        "original_max_position_embeddings": 64,
+    },
+    {
+        "rope_type": "longrope",
+        "short_factor": [5e-324] * 4,
+        "long_factor": [1.0] * 4,
+        "original_max_position_embeddings": 64,
+        "factor": 2.0,
+    },
+    {"rope_type": "dynamic", "factor": 1e308},
+    {"rope_type": "default", "rope_theta": 2**1100},
 ]
 
 
@@ -218,8 +435,11 @@ def equivalent_arrays(value: Any) -> list[tuple[str, Any]]:
     readonly.flags.writeable = False
     strided = np.repeat(array[..., None], 2, axis=-1)[..., 0] if array.ndim else array
     forms = [
-        ("nested list", array.tolist()), ("read-only", readonly), ("strided", strided),
-        ("Fortran order", np.asfortranarray(array)), ("big-endian", array.astype(array.dtype.newbyteorder(">"))),
+        ("nested list", array.tolist()),
+        ("read-only", readonly),
+        ("strided", strided),
+        ("Fortran order", np.asfortranarray(array)),
+        ("big-endian", array.astype(array.dtype.newbyteorder(">"))),
     ]
     if array.dtype.kind in "iu":
         forms.append(("object array of ints", array.astype(object)))
@@ -359,8 +579,9 @@ def _same(a: Any, b: Any) -> None:
     parts_a = a if isinstance(a, tuple) else (a,)
     parts_b = b if isinstance(b, tuple) else (b,)
     for x, y in zip(parts_a, parts_b, strict=True):
-        np.testing.assert_allclose(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64),
-                                   rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(
+            np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64), rtol=1e-13, atol=1e-15
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -454,21 +675,48 @@ ISSUE_ERRORS = [
     (lambda: posenc.deberta_log_bucket([5], 2**1100, 2**1101), BEYOND, "bucket_size"),
     (lambda: posenc.deberta_log_bucket([5], 256, 2**1100), BEYOND, "max_position"),
     (lambda: posenc.streaming_cache(2**1100, sinks=1, window=2), BEYOND, "length"),
-    (lambda: posenc.longrope_frequencies(4, short_factor=[1, 1], long_factor=[1, 1], original_max_position_embeddings=2,
-                                         max_position_embeddings=2**1100), BEYOND, "max_position_embeddings"),
-    (lambda: posenc.longrope_frequencies(4, short_factor=[1, 1], long_factor=[1, 1], original_max_position_embeddings=4,
-                                         factor=2.0, seq_len=2**63), BEYOND, "seq_len"),
+    (
+        lambda: posenc.longrope_frequencies(
+            4,
+            short_factor=[1, 1],
+            long_factor=[1, 1],
+            original_max_position_embeddings=2,
+            max_position_embeddings=2**1100,
+        ),
+        BEYOND,
+        "max_position_embeddings",
+    ),
+    (
+        lambda: posenc.longrope_frequencies(
+            4, short_factor=[1, 1], long_factor=[1, 1], original_max_position_embeddings=4, factor=2.0, seq_len=2**63
+        ),
+        BEYOND,
+        "seq_len",
+    ),
     (lambda: posenc.pair_index_at_turns(8, 2**1100, 1.0), BEYOND, "length"),
     (lambda: posenc.critical_dimension(8, 2**63), BEYOND, "training_length"),
-    (lambda: posenc.yarn_correction_range(8, original_max_position_embeddings=2**1100), BEYOND,
-     "original_max_position_embeddings"),
-    (lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=2**1100), BEYOND,
-     "max_position_embeddings"),
-    (lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=4, seq_len=2**1100), BEYOND,
-     "seq_len"),
-    (lambda: posenc.llama3_frequencies(8, factor=2.0, low_freq_factor=1.0, high_freq_factor=4.0,
-                                       original_max_position_embeddings=2**1100), BEYOND,
-     "original_max_position_embeddings"),
+    (
+        lambda: posenc.yarn_correction_range(8, original_max_position_embeddings=2**1100),
+        BEYOND,
+        "original_max_position_embeddings",
+    ),
+    (
+        lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=2**1100),
+        BEYOND,
+        "max_position_embeddings",
+    ),
+    (
+        lambda: posenc.dynamic_ntk_frequencies(8, factor=2.0, max_position_embeddings=4, seq_len=2**1100),
+        BEYOND,
+        "seq_len",
+    ),
+    (
+        lambda: posenc.llama3_frequencies(
+            8, factor=2.0, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=2**1100
+        ),
+        BEYOND,
+        "original_max_position_embeddings",
+    ),
     # Silent wrong answers, now refused.
     (lambda: posenc.shaw_relative_index([0], [2**52], 2**63 - 1), BEYOND, "max_distance"),
     (lambda: posenc.streaming_cache(2**63, sinks=1, window=2), BEYOND, "length"),
@@ -476,26 +724,50 @@ ISSUE_ERRORS = [
     (lambda: posenc.sinusoidal([[1], [1, 2]], 4), "must be a rectangular array", "position_ids"),
     (lambda: posenc.shaw_logits([[1.0], [1.0, 2.0]], np.ones((1, 1)), np.ones((1, 1))), "ragged", "queries"),
     (lambda: posenc.cope_logits([[1.0]], [[0.5]], np.zeros((0, 1))), "at least one row", "position_embeddings"),
-    (lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "linear", "factor": 2.0, 3: 1}), "must be strings",
-     "rope_scaling"),
-    (lambda: posenc.rerotate_keys(np.ones((3, 2)), np.zeros((3, 1))), r"one-dimensional .*got shape \(3, 1\)",
-     "offset"),
+    (
+        lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "linear", "factor": 2.0, 3: 1}),
+        "must be strings",
+        "rope_scaling",
+    ),
+    (
+        lambda: posenc.rerotate_keys(np.ones((3, 2)), np.zeros((3, 1))),
+        r"one-dimensional .*got shape \(3, 1\)",
+        "offset",
+    ),
     (lambda: posenc.t5_bias(np.zeros((32, 1)), [0], [2**25]), "less than 2\\*\\*24 apart", "key_ids"),
-    (lambda: posenc.deberta_relative_positions([2**25], [0], bucket_size=256, max_position=512),
-     "as DeBERTa needs", "query_ids"),
+    (
+        lambda: posenc.deberta_relative_positions([2**25], [0], bucket_size=256, max_position=512),
+        "as DeBERTa needs",
+        "query_ids",
+    ),
     (lambda: posenc.deberta_log_bucket([2**24], 256, 512), "as DeBERTa needs", "relative_position"),
-    (lambda: posenc.longrope_frequencies(4, short_factor=[5e-324, 1], long_factor=[1, 1],
-                                         original_max_position_embeddings=4, factor=2.0), "finite", "short_factor"),
-    (lambda: posenc.longrope_frequencies(4, short_factor=[1, 1], long_factor=[1, 5e-324],
-                                         original_max_position_embeddings=4, factor=2.0, seq_len=8), "finite",
-     "long_factor"),
+    (
+        lambda: posenc.longrope_frequencies(
+            4, short_factor=[5e-324, 1], long_factor=[1, 1], original_max_position_embeddings=4, factor=2.0
+        ),
+        "finite",
+        "short_factor",
+    ),
+    (
+        lambda: posenc.longrope_frequencies(
+            4, short_factor=[1, 1], long_factor=[1, 5e-324], original_max_position_embeddings=4, factor=2.0, seq_len=8
+        ),
+        "finite",
+        "long_factor",
+    ),
     # No NaN for a finite true answer: zero-width rows have no logits (0 / 0).
-    (lambda: posenc.shaw_logits(np.zeros((2, 0)), np.zeros((2, 0)), np.zeros((1, 0))), "at least one column",
-     "queries"),
+    (
+        lambda: posenc.shaw_logits(np.zeros((2, 0)), np.zeros((2, 0)), np.zeros((1, 0))),
+        "at least one column",
+        "queries",
+    ),
     # An overflow of finite arguments is refused, not returned as inf.
     (lambda: posenc.rope(np.full((1, 2), 1.7e308), [1]), "overflowed", "x"),
-    (lambda: posenc.shaw_logits(np.full((1, 2), 1e200), np.full((1, 2), 1e200), np.zeros((1, 2))), "overflowed",
-     "queries"),
+    (
+        lambda: posenc.shaw_logits(np.full((1, 2), 1e200), np.full((1, 2), 1e200), np.zeros((1, 2))),
+        "overflowed",
+        "queries",
+    ),
     (lambda: posenc.kerple_bias([0], [10], 1e307, 2.0), "overflowed", "r1"),
     # NaN: one rule, refused everywhere (rope passed it through before).
     (lambda: posenc.rope(np.array([[np.nan, 1.0]]), [0]), "must be finite", "x"),
@@ -569,8 +841,16 @@ def test_attention_entropy_of_a_nearly_one_hot_row_is_accurate(gap):
 def test_longrope_refuses_a_subnormal_factor_like_the_other_scalings():
     for function, kwargs in [
         (posenc.linear_scaled_frequencies, dict(factor=5e-324)),
-        (posenc.longrope_frequencies, dict(short_factor=[1.0] * 4, long_factor=[5e-324] * 4,
-                                           original_max_position_embeddings=8, factor=2.0, seq_len=9)),
+        (
+            posenc.longrope_frequencies,
+            dict(
+                short_factor=[1.0] * 4,
+                long_factor=[5e-324] * 4,
+                original_max_position_embeddings=8,
+                factor=2.0,
+                seq_len=9,
+            ),
+        ),
     ]:
         with pytest.raises(ValueError, match="factor must be large enough that every frequency divided by it"):
             function(8, **kwargs)
@@ -607,14 +887,16 @@ def test_shaw_with_a_long_table_and_few_keys_stays_near_the_result_size():
     table = rng.standard_normal((2**15 + 1, 1))
     ids = np.arange(2**14) * 2
     peak, seconds, logits = _peak_and_seconds(
-        lambda: posenc.shaw_logits(q, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096))
+        lambda: posenc.shaw_logits(q, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096)
+    )
     assert logits.shape == (2**14, 8) and peak < 64 * 2**20 and seconds < LARGE_SECONDS
     k = 2**14
     index = np.clip(np.arange(8)[None, :] * 4096 - ids[:, None], -k, k) + k
     np.testing.assert_allclose(logits, (q @ keys.T + (q * table[index][..., 0])) / 1.0, rtol=1e-12)
     weights = rng.random((2**14, 8))
     peak, seconds, out = _peak_and_seconds(
-        lambda: posenc.shaw_values(weights, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096))
+        lambda: posenc.shaw_values(weights, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096)
+    )
     assert out.shape == (2**14, 1) and peak < 64 * 2**20 and seconds < LARGE_SECONDS
     expected = (weights * (keys[:, 0][None, :] + table[index][..., 0])).sum(1)
     np.testing.assert_allclose(out[:, 0], expected, rtol=1e-12, atol=1e-14)
@@ -647,24 +929,31 @@ def test_transformer_xl_position_terms_never_build_a_sinusoid_per_pair(irregular
     projection = rng.standard_normal((width, 2))
     u, v = rng.standard_normal(2), rng.standard_normal(2)
     posenc.frequencies(width)  # the frequency table of this width, computed once and cached, is not timed
-    peak, seconds, terms = _peak_and_seconds(lambda: posenc.transformer_xl_terms(
-        q, keys, projection, u, v, query_ids=query_ids, key_ids=key_ids))
+    peak, seconds, terms = _peak_and_seconds(
+        lambda: posenc.transformer_xl_terms(q, keys, projection, u, v, query_ids=query_ids, key_ids=key_ids)
+    )
     assert peak < 96 * 2**20 and seconds < LARGE_SECONDS
     some = slice(0, 6)
     distance = (query_ids[some, None] - key_ids[None, some]).ravel()
     rows = posenc.sinusoidal(np.abs(distance), width, layout="halves")
     rows[:, : width // 2] *= np.where(distance < 0, -1.0, 1.0)[:, None]  # sin is odd, cos even
     r = (rows @ projection).reshape(6, 6, 2)
-    np.testing.assert_allclose(terms.content_position[some, some], np.einsum("id,ijd->ij", q[some], r),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        terms.content_position[some, some], np.einsum("id,ijd->ij", q[some], r), rtol=1e-12, atol=1e-12
+    )
     np.testing.assert_allclose(terms.global_position[some, some], r @ v, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: posenc.t5_bias(np.zeros((32, 8)), np.arange(2**12), np.arange(2**12) + 2**25),
-    lambda: posenc.deberta_relative_positions(np.arange(2**12) + 2**25, np.arange(2**12), bucket_size=256,
-                                              max_position=512),
-], ids=["t5_bias", "deberta_relative_positions"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: posenc.t5_bias(np.zeros((32, 8)), np.arange(2**12), np.arange(2**12) + 2**25),
+        lambda: posenc.deberta_relative_positions(
+            np.arange(2**12) + 2**25, np.arange(2**12), bucket_size=256, max_position=512
+        ),
+    ],
+    ids=["t5_bias", "deberta_relative_positions"],
+)
 def test_far_apart_ids_are_refused_before_the_grid_is_built(call):
     peak, seconds, outcome = _peak_and_seconds(call)
     assert isinstance(outcome, ValueError) and "query_ids and key_ids must be less than 2**24 apart" in str(outcome)
@@ -674,13 +963,17 @@ def test_far_apart_ids_are_refused_before_the_grid_is_built(call):
 _many = np.arange(2048)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: posenc.t5_bias(np.ones((32, 1)), _many, _many),
-    lambda: posenc.deberta_relative_positions(_many, _many, bucket_size=256, max_position=512),
-    lambda: posenc.fire_bias(_many[:1024], _many[:1024], np.ones(64), np.zeros(64), np.ones((1, 64)), [0.0]),
-    lambda: posenc.kernel(np.arange(2.0**16), 256),
-    lambda: posenc.squared_distance(np.arange(2.0**16), 256),
-], ids=["t5_bias", "deberta_relative_positions", "fire_bias", "kernel", "squared_distance"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: posenc.t5_bias(np.ones((32, 1)), _many, _many),
+        lambda: posenc.deberta_relative_positions(_many, _many, bucket_size=256, max_position=512),
+        lambda: posenc.fire_bias(_many[:1024], _many[:1024], np.ones(64), np.zeros(64), np.ones((1, 64)), [0.0]),
+        lambda: posenc.kernel(np.arange(2.0**16), 256),
+        lambda: posenc.squared_distance(np.arange(2.0**16), 256),
+    ],
+    ids=["t5_bias", "deberta_relative_positions", "fire_bias", "kernel", "squared_distance"],
+)
 def test_grid_functions_hold_blocks_of_their_temporaries_not_whole_grids(call):
     """The whole grid's temporaries would be 8 (T5, DeBERTa), 64 (FIRE's hidden layer) or 256
     (kernel's cosine table) times the result; in blocks they stay a fixed size beside it."""
@@ -690,8 +983,13 @@ def test_grid_functions_hold_blocks_of_their_temporaries_not_whole_grids(call):
 
 
 @settings(HOSTILE, max_examples=30)
-@given(n_q=st.integers(1, 6), n_k=st.integers(1, 6), d=st.integers(1, 3), k=st.sampled_from([0, 3, 2**19 + 5]),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    n_q=st.integers(1, 6),
+    n_k=st.integers(1, 6),
+    d=st.integers(1, 3),
+    k=st.sampled_from([0, 3, 2**19 + 5]),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_shaw_gathers_the_same_rows_whatever_the_table_length(n_q, n_k, d, k, seed):
     """A long table (2k + 1 rows) sends Shaw through the blocked gather, a short one through one
     product per table row; both are the formula entry by entry."""
@@ -705,13 +1003,15 @@ def test_shaw_gathers_the_same_rows_whatever_the_table_length(n_q, n_k, d, k, se
     row = np.clip(key_ids[None, :] - query_ids[:, None], -k, k) + k
     expected = np.einsum("id,ijd->ij", q, keys[None, :, :] + table_k[row]) / math.sqrt(d)
     np.testing.assert_allclose(logits, expected, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(out, np.einsum("ij,ijd->id", weights, values[None] + table_v[row]), rtol=1e-12,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        out, np.einsum("ij,ijd->id", weights, values[None] + table_v[row]), rtol=1e-12, atol=1e-12
+    )
 
 
 @settings(HOSTILE, max_examples=30)
-@given(n=st.integers(1, 6), d=st.integers(1, 3), rows=st.sampled_from([1, 7, 2**19 + 3]),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    n=st.integers(1, 6), d=st.integers(1, 3), rows=st.sampled_from([1, 7, 2**19 + 3]), seed=st.integers(0, 2**32 - 1)
+)
 def test_cope_interpolates_the_same_rows_whatever_the_table_length(n, d, rows, seed):
     rng = np.random.default_rng(seed)
     q, table = rng.standard_normal((n, d)), rng.standard_normal((rows, d))

@@ -97,8 +97,9 @@ def _phi3_style(rng, dim=32):
 def test_longrope_divides_each_pair_by_its_short_or_long_factor(rng):
     short, long = _phi3_style(rng)
     omega = posenc.rope_frequencies(32, base=10000.0)
-    common = dict(short_factor=short, long_factor=long, original_max_position_embeddings=4096,
-                  max_position_embeddings=131072)
+    common = dict(
+        short_factor=short, long_factor=long, original_max_position_embeddings=4096, max_position_embeddings=131072
+    )
     for seq_len, chosen in [(None, short), (0, short), (4096, short), (4097, long), (131072, long)]:
         inv, attention = posenc.longrope_frequencies(32, seq_len=seq_len, **common)
         np.testing.assert_array_equal(inv, omega / chosen)
@@ -117,13 +118,23 @@ def test_longrope_scale_and_attention_factor_follow_transformers_rules(rng):
 
 def test_longrope_through_a_rope_scaling_dict(rng):
     short, long = _phi3_style(rng)
-    scaling = {"rope_type": "longrope", "short_factor": list(short), "long_factor": list(long),
-               "original_max_position_embeddings": 4096, "rope_theta": 10000.0}
+    scaling = {
+        "rope_type": "longrope",
+        "short_factor": list(short),
+        "long_factor": list(long),
+        "original_max_position_embeddings": 4096,
+        "rope_theta": 10000.0,
+    }
     for seq_len in (None, 5000):
         inv, attention = posenc.rope_scaling_frequencies(32, scaling, max_position_embeddings=131072, seq_len=seq_len)
-        want = posenc.longrope_frequencies(32, short_factor=short, long_factor=long,
-                                           original_max_position_embeddings=4096,
-                                           max_position_embeddings=131072, seq_len=seq_len)
+        want = posenc.longrope_frequencies(
+            32,
+            short_factor=short,
+            long_factor=long,
+            original_max_position_embeddings=4096,
+            max_position_embeddings=131072,
+            seq_len=seq_len,
+        )
         np.testing.assert_array_equal(inv, want[0])
         assert attention == want[1]
 
@@ -243,32 +254,60 @@ def test_entropy_matches_minus_sum_p_ln_p_and_ignores_masked_keys(rng):
         (lambda: posenc.critical_dimension(7, 4096), ValueError, "dim must be a positive even integer"),
         (lambda: posenc.critical_dimension(64, 0), ValueError, "training_length must be >= 1"),
         (lambda: posenc.pair_index_at_turns(64, 4096, 0.0), ValueError, "turns must be > 0"),
-        (lambda: posenc.yarn_ramp(64, original_max_position_embeddings=64, beta_slow=-1), ValueError,
-         "beta_slow must be > 0"),
+        (
+            lambda: posenc.yarn_ramp(64, original_max_position_embeddings=64, beta_slow=-1),
+            ValueError,
+            "beta_slow must be > 0",
+        ),
         (lambda: posenc.yarn_attention_factor(0.0), ValueError, "factor must be > 0"),
-        (lambda: posenc.longrope_frequencies(8, short_factor=[1, 1, 1], long_factor=[1] * 4,
-                                             original_max_position_embeddings=64, factor=2.0), ValueError,
-         r"short_factor must have shape \(4,\)"),
-        (lambda: posenc.longrope_frequencies(8, short_factor=[1] * 4, long_factor=[1, 0, 1, 1],
-                                             original_max_position_embeddings=64, factor=2.0), ValueError,
-         "long_factor must be finite and > 0"),
-        (lambda: posenc.longrope_frequencies(8, short_factor=[1] * 4, long_factor=[1] * 4,
-                                             original_max_position_embeddings=64), ValueError,
-         "max_position_embeddings is required when factor is not given"),
-        (lambda: posenc.longrope_frequencies(8, short_factor=[1] * 4, long_factor=[1] * 4,
-                                             original_max_position_embeddings=1, factor=2.0), ValueError,
-         "original_max_position_embeddings must be >= 2"),
+        (
+            lambda: posenc.longrope_frequencies(
+                8, short_factor=[1, 1, 1], long_factor=[1] * 4, original_max_position_embeddings=64, factor=2.0
+            ),
+            ValueError,
+            r"short_factor must have shape \(4,\)",
+        ),
+        (
+            lambda: posenc.longrope_frequencies(
+                8, short_factor=[1] * 4, long_factor=[1, 0, 1, 1], original_max_position_embeddings=64, factor=2.0
+            ),
+            ValueError,
+            "long_factor must be finite and > 0",
+        ),
+        (
+            lambda: posenc.longrope_frequencies(
+                8, short_factor=[1] * 4, long_factor=[1] * 4, original_max_position_embeddings=64
+            ),
+            ValueError,
+            "max_position_embeddings is required when factor is not given",
+        ),
+        (
+            lambda: posenc.longrope_frequencies(
+                8, short_factor=[1] * 4, long_factor=[1] * 4, original_max_position_embeddings=1, factor=2.0
+            ),
+            ValueError,
+            "original_max_position_embeddings must be >= 2",
+        ),
         (lambda: posenc.xpos_scales([[0]], 8), ValueError, "position_ids must be one-dimensional"),
         (lambda: posenc.xpos_scales([0], 8, scale_base=0), ValueError, "scale_base must be > 0"),
-        (lambda: posenc.xpos_scales([-(2**52)], 8, scale_base=1.0), ValueError,
-         "position_ids / scale_base must keep every xPos scale finite"),
+        (
+            lambda: posenc.xpos_scales([-(2**52)], 8, scale_base=1.0),
+            ValueError,
+            "position_ids / scale_base must keep every xPos scale finite",
+        ),
         (lambda: posenc.apply_xpos(np.ones((1, 8)), [0], keys=1), TypeError, "keys must be True or False"),
-        (lambda: posenc.rerotate_keys(np.ones((2, 8)), [1, 2, 3]), ValueError,
-         "offset must have one offset per row of keys: got 3 offsets for 2 rows"),
+        (
+            lambda: posenc.rerotate_keys(np.ones((2, 8)), [1, 2, 3]),
+            ValueError,
+            "offset must have one offset per row of keys: got 3 offsets for 2 rows",
+        ),
         (lambda: posenc.rerotate_keys(np.ones(8), 1), ValueError, "keys must have shape"),
         (lambda: posenc.rerotate_keys(np.ones((1, 8)), 2**53), ValueError, "offset must be below 2"),
-        (lambda: posenc.rerotate_keys(np.ones((1, 8)), 1, inv_freq=[1e300, 1, 1, 1]), ValueError,
-         "must stay below 2\\*\\*53 radians"),
+        (
+            lambda: posenc.rerotate_keys(np.ones((1, 8)), 1, inv_freq=[1e300, 1, 1, 1]),
+            ValueError,
+            "must stay below 2\\*\\*53 radians",
+        ),
         (lambda: posenc.streaming_cache(10, sinks=-1, window=4), ValueError, "sinks must be >= 0"),
         (lambda: posenc.streaming_cache(10, sinks=1, window=0), ValueError, "window must be >= 1"),
         (lambda: posenc.attention_entropy([]), ValueError, "scores must have a non-empty last axis"),
@@ -283,9 +322,19 @@ def test_bad_arguments_are_named(call, error, words):
 
 
 def test_every_public_function_is_exported():
-    for name in ("apply_xpos", "attention_entropy", "critical_dimension", "longrope_frequencies",
-                 "pair_index_at_turns", "rerotate_keys", "streaming_cache", "xpos_scales",
-                 "yarn_attention_factor", "yarn_correction_range", "yarn_ramp"):
+    for name in (
+        "apply_xpos",
+        "attention_entropy",
+        "critical_dimension",
+        "longrope_frequencies",
+        "pair_index_at_turns",
+        "rerotate_keys",
+        "streaming_cache",
+        "xpos_scales",
+        "yarn_attention_factor",
+        "yarn_correction_range",
+        "yarn_ramp",
+    ):
         assert getattr(posenc, name) is getattr(long_context, name)
         assert name in posenc.__all__
     assert conventions.long_context is long_context

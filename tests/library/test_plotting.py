@@ -60,7 +60,8 @@ def test_save_names_the_figure_after_its_script_and_records_its_description(tmp_
 
 def test_the_figure_is_named_after_the_script_the_renderer_runs(tmp_path):
     """Even when save() is called from a module of the script's own, not from the script itself."""
-    (tmp_path / "drawing_aid.py").write_text(textwrap.dedent('''
+    (tmp_path / "drawing_aid.py").write_text(
+        textwrap.dedent("""
         from posenc.site import plotting
 
 
@@ -68,11 +69,17 @@ def test_the_figure_is_named_after_the_script_the_renderer_runs(tmp_path):
             fig, ax = plotting.new_figure(width=plotting.HALF_WIDTH, aspect=0.5)
             ax.plot([0, 1], [0, 1])
             plotting.save(fig)
-    '''))
-    script = write_script(tmp_path, "aided", GOOD_SCRIPT.replace(
-        "from posenc.site import plotting\n",
-        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport drawing_aid\nfrom posenc.site import plotting\n",
-    ).replace("def main():\n", "def main():\n    return drawing_aid.draw_and_save()\n"))
+    """)
+    )
+    script = write_script(
+        tmp_path,
+        "aided",
+        GOOD_SCRIPT.replace(
+            "from posenc.site import plotting\n",
+            f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\n"
+            "import drawing_aid\nfrom posenc.site import plotting\n",
+        ).replace("def main():\n", "def main():\n    return drawing_aid.draw_and_save()\n"),
+    )
     assert render.render([script], tmp_path / "out") == []
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["aided.json", "aided.svg"]
     meta = FigureMeta.read(tmp_path / "out" / "aided.json")
@@ -108,14 +115,23 @@ def test_svg_size_attributes_match_the_recorded_pixels(tmp_path):
 
 def test_positions_are_written_to_hundredths(tmp_path):
     """Coordinates lose Matplotlib's six decimals (a sixth of a figure's compressed bytes)."""
-    script = write_script(tmp_path, "line-and-image", GOOD_SCRIPT.replace(
-        "    ax.plot([0, 1], [0, 1])\n",
-        "    ax.plot([0, 0.3333333, 1], [0, 0.7777777, 1])\n"
-        "    ax.imshow([[0, 1], [1, 0]], extent=(0, 0.3, 0, 0.3))\n"))
+    script = write_script(
+        tmp_path,
+        "line-and-image",
+        GOOD_SCRIPT.replace(
+            "    ax.plot([0, 1], [0, 1])\n",
+            "    ax.plot([0, 0.3333333, 1], [0, 0.7777777, 1])\n"
+            "    ax.imshow([[0, 1], [1, 0]], extent=(0, 0.3, 0, 0.3))\n",
+        ),
+    )
     render.render([script], tmp_path / "out")
     root = ElementTree.parse(tmp_path / "out" / "line-and-image.svg").getroot()
-    geometry = [value for element in root.iter() for key, value in element.attrib.items()
-                if key in {"d", "x", "y", "width", "height", "points"}]
+    geometry = [
+        value
+        for element in root.iter()
+        for key, value in element.attrib.items()
+        if key in {"d", "x", "y", "width", "height", "points"}
+    ]
     assert any(re.search(r"\d\.\d", value) for value in geometry)
     assert not [value for value in geometry if re.search(r"\d\.\d{3}", value)]
 
@@ -153,9 +169,14 @@ def test_a_failing_script_keeps_the_last_good_figure_older_than_itself(tmp_path)
 
 
 def test_a_script_setting_rcparams_does_not_change_the_next_figure(tmp_path):
-    meddler = write_script(tmp_path, "meddler", GOOD_SCRIPT.replace(
-        "from posenc.site import plotting",
-        "from posenc.site import plotting\nimport matplotlib\nmatplotlib.rcParams['axes.xmargin'] = 0.4"))
+    meddler = write_script(
+        tmp_path,
+        "meddler",
+        GOOD_SCRIPT.replace(
+            "from posenc.site import plotting",
+            "from posenc.site import plotting\nimport matplotlib\nmatplotlib.rcParams['axes.xmargin'] = 0.4",
+        ),
+    )
     script = write_script(tmp_path, "rising-line", GOOD_SCRIPT)
     assert render.render([script], tmp_path / "alone") == []
     assert render.render([meddler, script], tmp_path / "batch") == []
@@ -176,10 +197,18 @@ def test_a_script_past_the_time_limit_is_stopped_and_named(tmp_path, capsys):
 
 def test_sigterm_during_a_render_leaves_no_partial_files(tmp_path):
     # The figure's only artist takes a minute to draw, so the SVG is half-written when the signal comes.
-    slow = write_script(tmp_path, "slow", GOOD_SCRIPT.replace("    ax.plot([0, 1], [0, 1])\n", (
-        "    import time\n    from matplotlib.artist import Artist\n"
-        "    class Slow(Artist):\n        def draw(self, renderer):\n            time.sleep(60)\n"
-        "    fig.add_artist(Slow())\n")))
+    slow = write_script(
+        tmp_path,
+        "slow",
+        GOOD_SCRIPT.replace(
+            "    ax.plot([0, 1], [0, 1])\n",
+            (
+                "    import time\n    from matplotlib.artist import Artist\n"
+                "    class Slow(Artist):\n        def draw(self, renderer):\n            time.sleep(60)\n"
+                "    fig.add_artist(Slow())\n"
+            ),
+        ),
+    )
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-m", "posenc.site.render", "--out", str(out), str(slow)])
     deadline = time.monotonic() + 60
@@ -321,8 +350,10 @@ def test_span_axes_replaces_a_row_or_column_with_one_axes_over_the_same_area():
 SVG = "{http://www.w3.org/2000/svg}"
 # A figure with every kind of text and colour the page must adapt: title, labels with math,
 # legend, tick labels, a black line, a white label box, GREY, tiny text and a cell label.
-PAGE_SCRIPT = GOOD_SCRIPT.replace("""    ax.plot([0, 1], [0, 1])
-""", """    import numpy as np
+PAGE_SCRIPT = GOOD_SCRIPT.replace(
+    """    ax.plot([0, 1], [0, 1])
+""",
+    """    import numpy as np
 
     ax.plot([0, 1], [0, 1], color="black", label="rising")
     ax.plot([0, 1], [1, 0], color=plotting.GREY, label="falling")
@@ -332,7 +363,8 @@ PAGE_SCRIPT = GOOD_SCRIPT.replace("""    ax.plot([0, 1], [0, 1])
     ax.legend()
     image = plotting.heatmap(ax.inset_axes([0.7, 0.1, 0.2, 0.2]), np.array([[0.0, 1.0]]), signed=False)
     plotting.annotate_cells(image.axes, image, np.array([[0.0, 1.0]]))
-""")
+""",
+)
 
 
 @pytest.fixture(scope="module")
@@ -355,8 +387,9 @@ def test_figure_text_is_text_in_the_site_typeface(page_figure):
     # Math text arrives one glyph per <tspan>; it is joined into words in reading order.
     assert "frequency ωr per position" in texts
     assert page_figure.get("font-family") == plotting.SITE_FONT
-    assert not [e for e in page_figure.iter()
-                if "font-family" in styles(e) or e.get("font-family") and e is not page_figure]
+    assert not [
+        e for e in page_figure.iter() if "font-family" in styles(e) or e.get("font-family") and e is not page_figure
+    ]
     assert not [e for e in page_figure.iter() if e.get("id", "").startswith("DejaVu")], "no glyphs drawn as paths"
 
 
@@ -383,12 +416,20 @@ def test_black_white_and_grey_become_the_page_colours(page_figure):
     assert page_figure.get("fill") == "currentColor", "text without a colour takes the page's text colour"
     page = set(plotting.PAGE_COLOURS.values())
     literal = {e for g in page_figure.iter() if g.get("class") == plotting.LITERAL for e in g.iter()}
-    used = {(key, value) for e in page_figure.iter() if e not in literal
-            for key, value in styles(e).items() if key in ("fill", "stroke")}
+    used = {
+        (key, value)
+        for e in page_figure.iter()
+        if e not in literal
+        for key, value in styles(e).items()
+        if key in ("fill", "stroke")
+    }
     drawn = {value for _, value in used if value not in page and not value.startswith("url(")}
     assert drawn and not drawn & {"#000000", "#ffffff", plotting.GREY}, drawn
-    assert {("stroke", "currentColor"), ("stroke", plotting.PAGE_COLOURS[plotting.GREY]),
-            ("fill", plotting.PAGE_COLOURS[plotting.BACKGROUND])} <= used, "line, grey line, white box"
+    assert {
+        ("stroke", "currentColor"),
+        ("stroke", plotting.PAGE_COLOURS[plotting.GREY]),
+        ("fill", plotting.PAGE_COLOURS[plotting.BACKGROUND]),
+    } <= used, "line, grey line, white box"
     # A cell label keeps its literal colour: it is read against the cell, not the page.
     assert {styles(e).get("fill") for e in literal if e.tag == f"{SVG}text"} == {"#000000", "#ffffff"}
 
@@ -404,8 +445,14 @@ def test_ids_are_the_figures_own_and_every_reference_finds_one(page_figure):
     ids = [e.get("id") for e in page_figure.iter() if e.get("id")]
     assert ids and len(ids) == len(set(ids))
     assert all(identifier.startswith("fig-two-lines-") for identifier in ids), ids
-    references = {m for e in page_figure.iter() for value in e.attrib.values()
-                  for m in re.findall(r"url\(#([^)]+)\)|^#(.+)$", value) for m in m if m}
+    references = {
+        m
+        for e in page_figure.iter()
+        for value in e.attrib.values()
+        for m in re.findall(r"url\(#([^)]+)\)|^#(.+)$", value)
+        for m in m
+        if m
+    }
     assert references and references <= set(ids)
     # Material's instant navigation assigns to every [href] of a page it swaps in, which an SVG
     # element's plain href refuses: references stay xlink:href.

@@ -123,8 +123,9 @@ def test_t5_bias_looks_up_the_bucket_of_key_minus_query(rng):
     causal = posenc.t5_bias(table, query_ids, key_ids, bidirectional=False, max_distance=64)
     np.testing.assert_array_equal(
         causal[0],
-        table[posenc.t5_relative_position_bucket(key_ids - query_ids[:, None], bidirectional=False, max_distance=64),
-              0],
+        table[
+            posenc.t5_relative_position_bucket(key_ids - query_ids[:, None], bidirectional=False, max_distance=64), 0
+        ],
     )
 
 
@@ -305,8 +306,11 @@ def test_grids_beyond_the_element_limit_fail_naming_the_ids(call):
 def test_every_public_function_is_exported():
     from posenc import relative
 
-    public = [name for name in vars(relative)
-              if not name.startswith("_") and getattr(getattr(relative, name), "__module__", "") == "posenc.relative"]
+    public = [
+        name
+        for name in vars(relative)
+        if not name.startswith("_") and getattr(getattr(relative, name), "__module__", "") == "posenc.relative"
+    ]
     assert set(public) >= {"shaw_logits", "transformer_xl_terms", "t5_bias", "deberta_log_bucket", "cope_positions"}
     for name in public:
         if callable(getattr(relative, name)):
@@ -344,7 +348,10 @@ def test_nope_check_rejects_a_signal_that_ignores_the_first_key(monkeypatch):
     from posenc.site.registry import REGISTRY, ProofFailure
 
     # A head that skips the marker (weights only on keys 1..t) outputs zero, not mu/(t + 1).
-    monkeypatch.setattr(relative, "softmax", lambda scores: np.tril(np.ones_like(scores), -1)
-                        / np.maximum(np.arange(scores.shape[0])[:, None], 1))
+    monkeypatch.setattr(
+        relative,
+        "softmax",
+        lambda scores: np.tril(np.ones_like(scores), -1) / np.maximum(np.arange(scores.shape[0])[:, None], 1),
+    )
     with pytest.raises(ProofFailure):
         REGISTRY["nope-causal-signal"].check(np.random.default_rng(3))

@@ -72,8 +72,17 @@ def t5(relative, **kwargs) -> np.ndarray:
 
 
 CONFIGS = [  # (bidirectional, num_buckets, max_distance): T5, mT5, LongT5, UL2-style and others
-    (True, 32, 128), (False, 32, 128), (True, 64, 128), (False, 64, 256), (True, 32, 256),
-    (True, 16, 64), (False, 16, 64), (True, 128, 1024), (False, 8, 32), (True, 4, 5), (False, 2, 3),
+    (True, 32, 128),
+    (False, 32, 128),
+    (True, 64, 128),
+    (False, 64, 256),
+    (True, 32, 256),
+    (True, 16, 64),
+    (False, 16, 64),
+    (True, 128, 1024),
+    (False, 8, 32),
+    (True, 4, 5),
+    (False, 2, 3),
 ]
 
 
@@ -114,13 +123,17 @@ def test_t5_buckets_agree_everywhere_except_on_exact_edges_over_a_wide_grid():
         max_exact = num_buckets // 2
         for max_distance in range(max_exact + 1, 300, 3):
             distance = np.arange(0, max_distance + 2)
-            ours = posenc.t5_relative_position_bucket(-distance, bidirectional=False, num_buckets=num_buckets,
-                                                      max_distance=max_distance)
+            ours = posenc.t5_relative_position_bucket(
+                -distance, bidirectional=False, num_buckets=num_buckets, max_distance=max_distance
+            )
             theirs = t5(-distance, bidirectional=False, num_buckets=num_buckets, max_distance=max_distance)
             checked += distance.size
             for d in distance[ours != theirs].tolist():
-                assert _on_bucket_edge(d, max_exact, max_distance, num_buckets - max_exact), \
-                    (num_buckets, max_distance, d)
+                assert _on_bucket_edge(d, max_exact, max_distance, num_buckets - max_exact), (
+                    num_buckets,
+                    max_distance,
+                    d,
+                )
                 assert abs(int(ours[d]) - int(theirs[d])) == 1
                 disagreements += 1
     assert disagreements <= checked * 1e-4, (disagreements, checked)

@@ -39,9 +39,18 @@ def phi3_config(head_dim: int, short, long, *, base=10000.0, original=4096, maxi
     parameters = {"rope_type": "longrope", "rope_theta": base, "short_factor": short, "long_factor": long}
     parameters.update(extra or {})
     return Phi3Config(
-        hidden_size=head_dim * 2, num_attention_heads=2, num_key_value_heads=2, intermediate_size=8,
-        num_hidden_layers=1, vocab_size=16, max_position_embeddings=maximum, original_max_position_embeddings=original,
-        rope_parameters=parameters, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+        hidden_size=head_dim * 2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        intermediate_size=8,
+        num_hidden_layers=1,
+        vocab_size=16,
+        max_position_embeddings=maximum,
+        original_max_position_embeddings=original,
+        rope_parameters=parameters,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
     )
 
 
@@ -53,16 +62,22 @@ def test_longrope_init_matches_posenc(rng, head_dim, base, seq_len):
     short, long = phi3_factors(rng, head_dim // 2)
     config = phi3_config(head_dim, short, long, base=base)
     inv, attention = ROPE_INIT_FUNCTIONS["longrope"](config, "cpu", seq_len=seq_len)
-    scaling = {"rope_type": "longrope", "short_factor": short, "long_factor": long,
-               "original_max_position_embeddings": 4096}
-    ours, our_attention = posenc.rope_scaling_frequencies(head_dim, scaling, base=base,
-                                                          max_position_embeddings=131072, seq_len=seq_len)
+    scaling = {
+        "rope_type": "longrope",
+        "short_factor": short,
+        "long_factor": long,
+        "original_max_position_embeddings": 4096,
+    }
+    ours, our_attention = posenc.rope_scaling_frequencies(
+        head_dim, scaling, base=base, max_position_embeddings=131072, seq_len=seq_len
+    )
     np.testing.assert_allclose(inv.double().numpy(), ours, rtol=longrope_rtol(base))
     assert our_attention == pytest.approx(attention, rel=1e-15)
     # The right factor set was chosen: the other one is far from transformers' frequencies.
     other = long if (seq_len or 0) <= 4096 else short
-    assert not np.allclose(inv.double().numpy() * np.asarray(other), posenc.rope_frequencies(head_dim, base=base),
-                           rtol=1e-3)
+    assert not np.allclose(
+        inv.double().numpy() * np.asarray(other), posenc.rope_frequencies(head_dim, base=base), rtol=1e-3
+    )
 
 
 @pytest.mark.parametrize("extra", [{"factor": 8.0}, {"attention_factor": 1.3}, {"factor": 1.0}])
@@ -73,8 +88,13 @@ def test_longrope_given_factor_or_attention_factor(rng, extra):
     config = phi3_config(32, short, long, extra=extra)
     inv, attention = ROPE_INIT_FUNCTIONS["longrope"](config, "cpu", seq_len=5000)
     ours, our_attention = posenc.longrope_frequencies(
-        32, short_factor=short, long_factor=long, original_max_position_embeddings=4096,
-        max_position_embeddings=131072, seq_len=5000, **extra,
+        32,
+        short_factor=short,
+        long_factor=long,
+        original_max_position_embeddings=4096,
+        max_position_embeddings=131072,
+        seq_len=5000,
+        **extra,
     )
     np.testing.assert_allclose(inv.double().numpy(), ours, rtol=longrope_rtol(10000.0))
     assert our_attention == pytest.approx(attention, rel=1e-15)
@@ -89,9 +109,14 @@ def test_phi3_rotary_module_switches_factors_past_the_original_length(rng, phase
     ids = np.unique(np.linspace(0, last_position, 40).astype(np.int64))
     cos, sin = rotary(torch.zeros(1, dtype=torch.float64), torch.as_tensor(ids)[None])
     # Phi-3 picks the set by the sequence length max(id) + 1.
-    inv, factor = posenc.longrope_frequencies(32, short_factor=short, long_factor=long,
-                                              original_max_position_embeddings=4096, max_position_embeddings=131072,
-                                              seq_len=int(ids.max()) + 1)
+    inv, factor = posenc.longrope_frequencies(
+        32,
+        short_factor=short,
+        long_factor=long,
+        original_max_position_embeddings=4096,
+        max_position_embeddings=131072,
+        seq_len=int(ids.max()) + 1,
+    )
     unit = np.zeros((ids.size, 32))
     unit[:, :16] = 1.0  # rotating (1, 0) pairs gives (cos, sin) times the attention factor
     ours = posenc.apply_rope(unit, ids, inv_freq=inv, attention_factor=factor, layout="halves")

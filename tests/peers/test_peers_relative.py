@@ -19,21 +19,29 @@ import posenc
 # T5: the bias the first layer computes and every layer shares
 
 
-@pytest.mark.parametrize(("is_decoder", "num_buckets", "max_distance"),
-                         [(False, 32, 128), (True, 32, 128), (False, 16, 40)])
+@pytest.mark.parametrize(
+    ("is_decoder", "num_buckets", "max_distance"), [(False, 32, 128), (True, 32, 128), (False, 16, 40)]
+)
 def test_t5_compute_bias_is_posenc_t5_bias(is_decoder, num_buckets, max_distance, rng):
     """T5's ``T5Attention.compute_bias`` (7 cached queries after 150 positions, 300 keys) against ``posenc.t5_bias``,
     exactly."""
-    config = T5Config(d_model=16, d_kv=4, num_heads=4, relative_attention_num_buckets=num_buckets,
-                      relative_attention_max_distance=max_distance, is_decoder=is_decoder)
+    config = T5Config(
+        d_model=16,
+        d_kv=4,
+        num_heads=4,
+        relative_attention_num_buckets=num_buckets,
+        relative_attention_max_distance=max_distance,
+        is_decoder=is_decoder,
+    )
     attention = T5Attention(config, has_relative_attention_bias=True, layer_idx=0)
     table = rng.standard_normal((num_buckets, 4)).astype(np.float32)
     with torch.no_grad():
         attention.relative_attention_bias.weight.copy_(torch.from_numpy(table))
         # past_seen_tokens shifts the query ids, as during cached generation
         theirs = attention.compute_bias(7, 300, past_seen_tokens=150)[0].numpy()
-    ours = posenc.t5_bias(table, np.arange(7) + 150, np.arange(300), bidirectional=not is_decoder,
-                          max_distance=max_distance)
+    ours = posenc.t5_bias(
+        table, np.arange(7) + 150, np.arange(300), bidirectional=not is_decoder, max_distance=max_distance
+    )
     # A lookup copies table entries: both sides hold the same float32 numbers, so equality is exact.
     np.testing.assert_array_equal(ours, theirs)
 

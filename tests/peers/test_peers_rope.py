@@ -30,8 +30,14 @@ INV_FREQ_RTOL = 1.1e-6
 
 def llama_config(head_dim=16, heads=2, rope_parameters=None, max_position_embeddings=4096):
     return LlamaConfig(
-        hidden_size=head_dim * heads, num_attention_heads=heads, num_key_value_heads=heads, head_dim=head_dim,
-        intermediate_size=8, num_hidden_layers=1, vocab_size=16, max_position_embeddings=max_position_embeddings,
+        hidden_size=head_dim * heads,
+        num_attention_heads=heads,
+        num_key_value_heads=heads,
+        head_dim=head_dim,
+        intermediate_size=8,
+        num_hidden_layers=1,
+        vocab_size=16,
+        max_position_embeddings=max_position_embeddings,
         rope_parameters=rope_parameters or {"rope_type": "default", "rope_theta": 10000.0},
     )
 
@@ -122,8 +128,17 @@ def test_gptj_attention_rotates_only_rotary_dim_channels_interleaved(rng):
     with partial interleaved rotation; the halves layout must not match."""
     hidden, heads, rotary_dim, n = 32, 2, 8, 6
     head_dim = hidden // heads
-    config = GPTJConfig(n_embd=hidden, n_head=heads, rotary_dim=rotary_dim, n_positions=64, n_layer=1, vocab_size=16,
-                        attn_pdrop=0.0, resid_pdrop=0.0, embd_pdrop=0.0)
+    config = GPTJConfig(
+        n_embd=hidden,
+        n_head=heads,
+        rotary_dim=rotary_dim,
+        n_positions=64,
+        n_layer=1,
+        vocab_size=16,
+        attn_pdrop=0.0,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+    )
     config._attn_implementation = "eager"
     attention = GPTJAttention(config, layer_idx=0).double().eval()
     weights = {name: rng.normal(size=(hidden, hidden)) / 4 for name in ("q", "k", "v", "out")}
@@ -163,8 +178,9 @@ def test_neox_partial_rotation_is_apply_rope_halves(rng, rotary_dim):
     head_dim = 16
     q, k = rng.normal(size=(2, 1, 2, IDS.size, head_dim))
     cos, sin = halves_cos_sin(IDS, rotary_dim)
-    q_embed, _ = neox_apply(torch.as_tensor(q), torch.as_tensor(k),
-                            torch.as_tensor(cos)[None], torch.as_tensor(sin)[None])
+    q_embed, _ = neox_apply(
+        torch.as_tensor(q), torch.as_tensor(k), torch.as_tensor(cos)[None], torch.as_tensor(sin)[None]
+    )
     ours = posenc.apply_rope(q, IDS, rotary_dim=rotary_dim, layout="halves")
     np.testing.assert_allclose(q_embed.numpy(), ours, rtol=0, atol=1e-14)
 
@@ -209,16 +225,45 @@ SCALINGS = [
     {"rope_type": "linear", "factor": 4.0, "rope_theta": 10000.0},
     {"rope_type": "linear", "factor": 2.5, "rope_theta": 1e6},
     {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096, "rope_theta": 10000.0},
-    {"rope_type": "yarn", "factor": 16.0, "original_max_position_embeddings": 2048, "rope_theta": 1e6,
-     "beta_fast": 16.0, "beta_slow": 2.0},
-    {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
-     "truncate": False},
-    {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
-     "mscale": 1.0, "mscale_all_dim": 1.0},
-    {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-     "original_max_position_embeddings": 8192, "rope_theta": 500000.0},
-    {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-     "original_max_position_embeddings": 8192, "rope_theta": 500000.0},
+    {
+        "rope_type": "yarn",
+        "factor": 16.0,
+        "original_max_position_embeddings": 2048,
+        "rope_theta": 1e6,
+        "beta_fast": 16.0,
+        "beta_slow": 2.0,
+    },
+    {
+        "rope_type": "yarn",
+        "factor": 8.0,
+        "original_max_position_embeddings": 4096,
+        "rope_theta": 10000.0,
+        "truncate": False,
+    },
+    {
+        "rope_type": "yarn",
+        "factor": 40.0,
+        "original_max_position_embeddings": 4096,
+        "rope_theta": 10000.0,
+        "mscale": 1.0,
+        "mscale_all_dim": 1.0,
+    },
+    {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+        "rope_theta": 500000.0,
+    },
+    {
+        "rope_type": "llama3",
+        "factor": 32.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+        "rope_theta": 500000.0,
+    },
 ]
 
 
@@ -244,8 +289,9 @@ def test_rope_init_functions_match_posenc(scaling, head_dim):
 def test_dynamic_ntk_matches_transformers_for_each_sequence_length(seq_len, factor):
     """transformers' ``ROPE_INIT_FUNCTIONS`` for dynamic NTK scaling against ``posenc.rope_scaling_frequencies`` at each
     sequence length (original length 4096)."""
-    config = llama_config(64, 2, {"rope_type": "dynamic", "factor": factor, "rope_theta": 10000.0},
-                          max_position_embeddings=4096)
+    config = llama_config(
+        64, 2, {"rope_type": "dynamic", "factor": factor, "rope_theta": 10000.0}, max_position_embeddings=4096
+    )
     inv, attention = ROPE_INIT_FUNCTIONS["dynamic"](config, "cpu", seq_len=seq_len)
     ours, our_attention = posenc.rope_scaling_frequencies(
         64, {"rope_type": "dynamic", "factor": factor}, max_position_embeddings=4096, seq_len=seq_len
@@ -257,8 +303,9 @@ def test_dynamic_ntk_matches_transformers_for_each_sequence_length(seq_len, fact
 def test_dynamic_module_updates_with_the_longest_position_seen():
     """``LlamaRotaryEmbedding`` with dynamic scaling, after positions up to 999, against
     ``posenc.dynamic_ntk_frequencies`` at sequence length 1000."""
-    config = llama_config(32, 2, {"rope_type": "dynamic", "factor": 4.0, "rope_theta": 10000.0},
-                          max_position_embeddings=256)
+    config = llama_config(
+        32, 2, {"rope_type": "dynamic", "factor": 4.0, "rope_theta": 10000.0}, max_position_embeddings=256
+    )
     rotary = LlamaRotaryEmbedding(config)
     rotary(torch.zeros(1, dtype=torch.float64), torch.arange(1000)[None])
     ours = posenc.dynamic_ntk_frequencies(32, factor=4.0, max_position_embeddings=256, seq_len=1000)

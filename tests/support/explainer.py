@@ -112,8 +112,13 @@ def run_node(evaluate: str, argument=None, module: pathlib.Path = MODULE):
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is not on PATH (Node.js is a build prerequisite: see README.md)")
-    result = subprocess.run([node, "-e", NODE_DRIVER % evaluate, str(module)], input=json.dumps(argument),
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [node, "-e", NODE_DRIVER % evaluate, str(module)],
+        input=json.dumps(argument),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -166,8 +171,10 @@ def expected_readouts(step: str, p: dict) -> dict[str, str]:
     if step == "rope":
         return {"score": f"{rope_score(p['m'], p['n'], width):.2f}", "offset": str(p["m"] - p["n"])}
     if step == "compare":
-        return {"sinusoidal": f"{position_dot(p['m'], p['n'], width):.2f}",
-                "rope": f"{rope_score(p['m'], p['n'], width):.2f}"}
+        return {
+            "sinusoidal": f"{position_dot(p['m'], p['n'], width):.2f}",
+            "rope": f"{rope_score(p['m'], p['n'], width):.2f}",
+        }
     raise ValueError(step)
 
 

@@ -30,9 +30,12 @@ def panel() -> dict:
 def settings() -> list[dict]:
     """Every setting the controls offer."""
     (lo_k, hi_k, st_k, _), (lo_s, hi_s, st_s, _) = (panel()["sliders"][name] for name in ("exponent", "scale"))
-    return [{"exponent": k, "scale": s, "method": method}
-            for k in range(lo_k, hi_k + 1, st_k) for s in range(lo_s, hi_s + 1, st_s)
-            for method in panel()["choices"]["method"]]
+    return [
+        {"exponent": k, "scale": s, "method": method}
+        for k in range(lo_k, hi_k + 1, st_k)
+        for s in range(lo_s, hi_s + 1, st_s)
+        for method in panel()["choices"]["method"]
+    ]
 
 
 # ---------------------------------------------------------------------------------------
@@ -47,13 +50,20 @@ def scaled_frequencies(training: int, scale: int, method: str) -> tuple[np.ndarr
     if method == "ntk":  # the base of derivation rope-ntk-base
         return posenc.rope_frequencies(DIM, base=BASE * factor ** (DIM / (DIM - 2))), 1.0
     if method == "dynamic":
-        return posenc.dynamic_ntk_frequencies(DIM, base=BASE, factor=factor, max_position_embeddings=training,
-                                              seq_len=scale * training), 1.0
+        return posenc.dynamic_ntk_frequencies(
+            DIM, base=BASE, factor=factor, max_position_embeddings=training, seq_len=scale * training
+        ), 1.0
     if method == "yarn":
         return posenc.yarn_frequencies(DIM, base=BASE, factor=factor, original_max_position_embeddings=training)
     if method == "llama3":
-        return posenc.llama3_frequencies(DIM, base=BASE, factor=factor, low_freq_factor=1.0, high_freq_factor=4.0,
-                                         original_max_position_embeddings=training), 1.0
+        return posenc.llama3_frequencies(
+            DIM,
+            base=BASE,
+            factor=factor,
+            low_freq_factor=1.0,
+            high_freq_factor=4.0,
+            original_max_position_embeddings=training,
+        ), 1.0
     raise ValueError(method)
 
 
@@ -80,9 +90,15 @@ def expected_table(p: dict) -> list[dict[str, str]]:
     omega = posenc.rope_frequencies(DIM, base=BASE)
     wavelength = posenc.wavelengths(DIM, base=BASE)
     scaled, _ = scaled_frequencies(training, p["scale"], p["method"])
-    return [{"pair": str(r), "turns": f"{training / wavelength[r]:.3f}",
-             "slowdown": f"{omega[r] / scaled[r]:.2f}", "targetTurns": f"{target / (2 * np.pi / scaled[r]):.3f}"}
-            for r in TABLE_PAIRS]
+    return [
+        {
+            "pair": str(r),
+            "turns": f"{training / wavelength[r]:.3f}",
+            "slowdown": f"{omega[r] / scaled[r]:.2f}",
+            "targetTurns": f"{target / (2 * np.pi / scaled[r]):.3f}",
+        }
+        for r in TABLE_PAIRS
+    ]
 
 
 def expected_value_texts(p: dict) -> dict[str, str]:

@@ -297,8 +297,9 @@ def _layout_shifts_of_a_fresh_load(context, url: str) -> list[dict]:
     return shifts
 
 
-def _read(load: _Load, next_load: _Load | None, context, url: str, axe: pathlib.Path | None,
-          axe_colours_only: bool) -> PageVisit:
+def _read(
+    load: _Load, next_load: _Load | None, context, url: str, axe: pathlib.Path | None, axe_colours_only: bool
+) -> PageVisit:
     page, visit = load.page, load.visit
     # The tab in front: in another, Chromium may hold an animation frame back for a second or
     # more, and the reads below wait for frames.
@@ -332,8 +333,14 @@ def _read(load: _Load, next_load: _Load | None, context, url: str, axe: pathlib.
     return visit
 
 
-def visit_pages(context, base_url: str, paths: list[str], axe: pathlib.Path | None,
-                axe_colours_only: bool = False, in_flight: int = 3) -> dict[str, PageVisit]:
+def visit_pages(
+    context,
+    base_url: str,
+    paths: list[str],
+    axe: pathlib.Path | None,
+    axe_colours_only: bool = False,
+    in_flight: int = 3,
+) -> dict[str, PageVisit]:
     """Load each path once in ``context``, ``in_flight`` pages at a time; return the visits by path.
     axe-core runs its default rules on each page, or with ``axe_colours_only`` only those that
     judge colours (see AXE_RUN)."""
@@ -348,8 +355,9 @@ def visit_pages(context, base_url: str, paths: list[str], axe: pathlib.Path | No
 
     def read_the_oldest() -> None:
         load = loading.popleft()
-        visits[load.visit.path] = _read(load, loading[0] if loading else None, context, base_url + load.visit.path,
-                                        axe, axe_colours_only)
+        visits[load.visit.path] = _read(
+            load, loading[0] if loading else None, context, base_url + load.visit.path, axe, axe_colours_only
+        )
         idle.append(load.tab)
 
     tabs: list[_Tab] = []

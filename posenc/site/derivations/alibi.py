@@ -1,5 +1,4 @@
-"""ALiBi: the head slopes, the softmax's indifference to a per-row shift, and the symmetric bias.
-"""
+"""ALiBi: the head slopes, the softmax's indifference to a per-row shift, and the symmetric bias."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from .common import softmax
         r" \qquad s_1 = 2^{-8/n}, \quad s_n = 2^{-8}"
     ),
     summary=r"For $n$ heads, $n$ a power of two, each slope is $2^{-8/n}$ times the previous one, starting at "
-            r"$2^{-8/n}$ and ending at $2^{-8} = 1/256$.",
+    r"$2^{-8/n}$ and ending at $2^{-8} = 1/256$.",
     assumptions=("n the number of heads, a power of two", "h an integer head index, 1 <= h <= n"),
     steps=(
         r"Divide consecutive slopes: $2^{-8(h+1)/n} / 2^{-8h/n} = 2^{-8(h+1)/n + 8h/n} = 2^{-8/n}$, free of $h$, so "
@@ -65,7 +64,7 @@ def check_alibi_slopes(rng: np.random.Generator) -> None:
         r" \text{since } -m\,(i - j) = m\,j - m\,i \end{gathered}"
     ),
     summary=r"Subtracting $m\,(i - j)$ differs from adding $m\,j$ by $-m\,i$, a constant along the query's row, and "
-            r"softmax ignores a constant added to every entry of a row.",
+    r"softmax ignores a constant added to every entry of a row.",
     assumptions=(
         "i the query index, keys j = 0, ..., i (causal mask), i any non-negative integer",
         "m a head's slope",
@@ -122,7 +121,7 @@ def check_alibi_softmax_shift(rng: np.random.Generator) -> None:
     title="Symmetric ALiBi depends on |i - j| alone",
     statement=r"b_h(i, j) = -m_h\,|i - j| \quad\Longrightarrow\quad b_h(j, i) = b_h(i, j) = b_h(i + c, j + c)",
     summary="The bidirectional form of ALiBi penalises a key by the slope times its distance from the query, whichever "
-            "side it is on, so swapping query and key or shifting both by the same amount leaves the bias unchanged.",
+    "side it is on, so swapping query and key or shifting both by the same amount leaves the bias unchanged.",
     assumptions=(r"$i, j$ position ids, $c$ any shift", r"$m_h$ head $h$'s slope (any maximum bias)"),
     steps=(
         r"$|j - i| = |-(i - j)| = |i - j|$, so swapping the two ids keeps the bias.",

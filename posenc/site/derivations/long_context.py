@@ -11,8 +11,18 @@ import posenc
 
 from ..registry import GENERAL, ProofFailure, assert_close, assert_equal, derivation, numeric_check
 from .common import (
-    angle_sum, base, blocks_multiply_pairwise, d, for_pair_r, omega, r, random_vectors,
-    random_width, rotation, softmax, stacking_rules,
+    angle_sum,
+    base,
+    blocks_multiply_pairwise,
+    d,
+    for_pair_r,
+    omega,
+    r,
+    random_vectors,
+    random_width,
+    rotation,
+    softmax,
+    stacking_rules,
 )
 
 
@@ -29,12 +39,10 @@ def wavelength_minus_exponential(critical: sp.Expr) -> sp.Expr:
 @derivation(
     "critical-dimension",
     title="The pairs whose wavelength exceeds the training length lie past one index",
-    statement=(
-        r"\lambda_r = 2\pi\, b^{2r/d} > L \iff r > r_c, \qquad r_c = \frac{d}{2}\,\frac{\ln(L/2\pi)}{\ln b}"
-    ),
+    statement=(r"\lambda_r = 2\pi\, b^{2r/d} > L \iff r > r_c, \qquad r_c = \frac{d}{2}\,\frac{\ln(L/2\pi)}{\ln b}"),
     summary="Pair r's wavelength exceeds the training length L exactly when r is past r_c = (d/2) ln(L/2 pi) / ln b; "
-            "those pairs never complete a turn in training. r_c is the critical dimension of Liu et al. (2023), "
-            "who count it in channels and round up, 2 ceil(r_c).",
+    "those pairs never complete a turn in training. r_c is the critical dimension of Liu et al. (2023), "
+    "who count it in channels and round up, 2 ceil(r_c).",
     assumptions=(r"$b > 1$ the base", r"$d$ even, $0 \le r < d/2$", r"$L > 0$ the training length"),
     steps=(
         r"Pair $r$ turns at $\theta_r = b^{-2r/d}$ radians per position, so its wavelength is "
@@ -74,8 +82,8 @@ def check_critical_dimension(rng: np.random.Generator) -> None:
         r" \quad \gamma_r = 0 \Rightarrow \theta'_r = \frac{\theta_r}{s}"
     ),
     summary="YaRN gives pair r the frequency (1 - gamma_r) theta_r / s + gamma_r theta_r; where its ramp gamma_r is 1 "
-            "the pair keeps its frequency, where it is 0 the pair is divided by s exactly as "
-            "in position interpolation.",
+    "the pair keeps its frequency, where it is 0 the pair is divided by s exactly as "
+    "in position interpolation.",
     assumptions=(
         r"$\theta_r > 0$ pair $r$'s frequency",
         r"$s > 0$ the scale",
@@ -111,8 +119,9 @@ def check_yarn_ramp_ends(rng: np.random.Generator) -> None:
     weight = posenc.yarn_ramp(width, original_max_position_embeddings=original)
     theta = posenc.rope_frequencies(width)
     scaled, _ = posenc.yarn_frequencies(width, factor=scale, original_max_position_embeddings=original)
-    assert_close(scaled, (1 - (1 - weight)) * theta / scale + (1 - weight) * theta, "the blend with gamma = "
-                                                                                    "1 - w", atol=1e-15)
+    assert_close(
+        scaled, (1 - (1 - weight)) * theta / scale + (1 - weight) * theta, "the blend with gamma = 1 - w", atol=1e-15
+    )
     assert_close(scaled[weight == 0], theta[weight == 0], "gamma = 1: unchanged", atol=0)
     assert_close(scaled[weight == 1], theta[weight == 1] / scale, "gamma = 0: divided by s", atol=1e-15)
 
@@ -122,7 +131,7 @@ def check_yarn_ramp_ends(rng: np.random.Generator) -> None:
     title="Re-rotating a cached key by an offset is rotating it at the moved position",
     statement=r"R_\Theta(\delta)\,\big(R_\Theta(p)\,k\big) = R_\Theta(p + \delta)\,k",
     summary="A key stored already rotated at position p and then rotated by delta is exactly the key rotated at p + "
-            "delta, so a cache can move its keys without keeping them unrotated.",
+    "delta, so a cache can move its keys without keeping them unrotated.",
     assumptions=(
         r"$p, \delta$ real",
         r"$\theta_r = b^{-2r/d} > 0$",
@@ -162,8 +171,9 @@ def check_rope_rerotation(rng: np.random.Generator) -> None:
     positions = rng.integers(0, 2**40, size=4)
     offset = int(rng.integers(-(2**39), 2**39))
     moved = posenc.rerotate_keys(posenc.rope(keys, positions), offset)
-    assert_close(moved, posenc.rope(keys, positions + offset), "re-rotated keys = keys rotated at "
-                                                               "p + delta", atol=1e-13)
+    assert_close(
+        moved, posenc.rope(keys, positions + offset), "re-rotated keys = keys rotated at p + delta", atol=1e-13
+    )
 
 
 @derivation(
@@ -174,7 +184,7 @@ def check_rope_rerotation(rng: np.random.Generator) -> None:
         r" = \zeta_r^{(m - n)/B}\; q^\top R\big((n - m)\theta_r\big)\,k"
     ),
     summary="xPos scales a rotated query at m by zeta_r^(m/B) and a rotated key at n by zeta_r^(-n/B); each pair's "
-            "score is RoPE's times zeta_r^((m - n)/B), so the whole score still depends on m - n only.",
+    "score is RoPE's times zeta_r^((m - n)/B), so the whole score still depends on m - n only.",
     assumptions=(
         r"$m, n$ real positions",
         r"$\zeta_r > 0$ pair $r$'s decay base, $B > 0$ the scale base",
@@ -227,7 +237,7 @@ def check_xpos_relative(rng: np.random.Generator) -> None:
     title="Attention over n equal scores has entropy ln n",
     statement=r"p_i = \frac{e^{c}}{\sum_{j=1}^{n} e^{c}} = \frac{1}{n}, \qquad H = -\sum_{i=1}^{n} p_i \ln p_i = \ln n",
     summary="When all n scores are equal the softmax is uniform and its entropy is ln n, which grows without "
-            "bound as the window lengthens.",
+    "bound as the window lengthens.",
     assumptions=(r"$n \ge 1$ keys", r"$c$ real, the common score"),
     steps=(
         r"The denominator is $n$ copies of $e^c$, so every weight is $e^c/(n e^c) = 1/n$.",

@@ -33,8 +33,8 @@ def transformer_xl_parts() -> tuple[sp.MatrixSymbol, ...]:
         r" q_i &= W_q^\top E_i, \quad k_j = W_{k,E}^\top E_j, \quad r_{i-j} = W_{k,R}^\top R_{i-j} \end{aligned}"
     ),
     summary="Transformer-XL scores content against content (a), content against the relative position (b), a learned "
-            "global content bias u against the key (c) and a learned global position bias v against the relative "
-            "position (d); grouped, the query is shifted by u for the content key and by v for the position key.",
+    "global content bias u against the key (c) and a learned global position bias v against the relative "
+    "position (d); grouped, the query is shifted by u for the content key and by v for the position key.",
     assumptions=(
         r"$E_i, E_j, R_{i-j} \in \mathbb{R}^d$ column vectors, $R_{i-j}$ the sinusoid of the distance $i - j$",
         r"$W_q, W_{k,E}, W_{k,R} \in \mathbb{R}^{d \times d_k}$",
@@ -88,8 +88,8 @@ def check_transformer_xl_terms(rng: np.random.Generator) -> None:
         r" q_i^\top k_j + q_i^\top r_{i-j} + u^\top k_j + v^\top r_{i-j} \end{aligned}"
     ),
     summary="Starting from the sinusoidal expansion of attention-expansion, giving the key's position its own "
-            "projection of the relative sinusoid and replacing the query's position by two learned vectors turns each "
-            "of the four terms into one of Transformer-XL's.",
+    "projection of the relative sinusoid and replacing the query's position by two learned vectors turns each "
+    "of the four terms into one of Transformer-XL's.",
     assumptions=(
         r"$A = W_q W_{k,E}^\top$ as in `attention-expansion` (with $W_K = W_{k,E}$)",
         r"notation of `transformer-xl-terms`",
@@ -140,8 +140,9 @@ def check_transformer_xl_from_expansion(rng: np.random.Generator) -> None:
     w_q, w_ke = rng.standard_normal((width, head)), rng.standard_normal((width, head))
     score = (w_q.T @ (e_i + p_i)) @ (w_ke.T @ (e_j + p_j))
     q, k, pos_query, r = w_q.T @ e_i, w_ke.T @ e_j, w_q.T @ p_i, w_ke.T @ p_j
-    assert_close(q @ k + q @ r + pos_query @ k + pos_query @ r, score, "the four terms with u = v "
-                                                                       "= W_q^T P_i", atol=1e-8)
+    assert_close(
+        q @ k + q @ r + pos_query @ k + pos_query @ r, score, "the four terms with u = v = W_q^T P_i", atol=1e-8
+    )
 
 
 def t5_distance_bucket(n: sp.Expr, exact: sp.Expr, span: sp.Expr, buckets: sp.Expr) -> sp.Expr:
@@ -159,7 +160,7 @@ def t5_distance_bucket(n: sp.Expr, exact: sp.Expr, span: sp.Expr, buckets: sp.Ex
         r" \Longrightarrow\quad f(n + 1) \ge f(n), \qquad f(n) = B - 1 \text{ for } n \ge D \end{gathered}"
     ),
     summary="With B buckets for one direction, m = B/2 exact ones and max_distance D > m, the bucket of a distance is "
-            "non-decreasing in the distance, and every distance from D on falls in the last bucket.",
+    "non-decreasing in the distance, and every distance from D on falls in the last bucket.",
     assumptions=(
         r"$n \ge 0$ an integer distance (for bidirectional T5, $n = |j - i|$ within each half)",
         r"$B \ge 2$ buckets, $m = \lfloor B/2 \rfloor \ge 1$, $D > m$",
@@ -211,7 +212,7 @@ def check_t5_bucket_monotone(rng: np.random.Generator) -> None:
         r" \Longrightarrow\quad \beta(-r) = -\beta(r) \end{gathered}"
     ),
     summary="A key r positions before the query gets the negative of the bucket of a key r positions after it, because "
-            "the bucket depends on r only through |r| and its sign.",
+    "the bucket depends on r only through |r| and its sign.",
     assumptions=(
         r"$r$ an integer relative position (query minus key)",
         r"$m = \lfloor \text{bucket\_size}/2 \rfloor$, $P$ = max_position",
@@ -254,8 +255,8 @@ def check_deberta_bucket_symmetry(rng: np.random.Generator) -> None:
         r" = \frac{\mu}{t + 1} \end{gathered}"
     ),
     summary="If a causal head gives every visible key the same score and only the first token (a marker such as a "
-            "beginning-of-sequence token) has a non-zero value, the output at position t is the marker's value divided "
-            "by t + 1, which differs at every position.",
+    "beginning-of-sequence token) has a non-zero value, the output at position t is the marker's value divided "
+    "by t + 1, which differs at every position.",
     assumptions=(
         r"$t \ge 0$ the query position, keys $s = 0, \ldots, t$ visible (causal mask)",
         r"any equal score $c$ for the visible keys, as with zero queries",
@@ -471,8 +472,11 @@ def check_kerple_bias(rng: np.random.Generator) -> None:
         if np.any(np.diff(bias[:, -1, ::-1], axis=-1) >= 0):  # the last query, keys ever further back
             raise ProofFailure(f"posenc's {variant} Kerple bias does not fall with distance")
     ones = np.ones(heads)
-    assert_close(posenc.kerple_bias(ids, ids, r1, ones), -r1[:, None, None] * np.abs(ids[:, None] - ids[None, :]),
-                 "r_2 = 1 is ALiBi with slope r_1")
+    assert_close(
+        posenc.kerple_bias(ids, ids, r1, ones),
+        -r1[:, None, None] * np.abs(ids[:, None] - ids[None, :]),
+        "r_2 = 1 is ALiBi with slope r_1",
+    )
 
 
 @derivation(
@@ -536,8 +540,12 @@ def check_fire_input_range(rng: np.random.Generator) -> None:
     w1, b1 = rng.standard_normal(hidden), rng.standard_normal(hidden)
     w2, b2 = rng.standard_normal((heads, hidden)), rng.standard_normal(heads)
     mlp = np.maximum(inputs[..., None] * w1 + b1, 0.0) @ w2.T + b2
-    assert_close(posenc.fire_bias(ids, ids, w1, b1, w2, b2, c=c, threshold=threshold), np.moveaxis(mlp, -1, 0),
-                 "f applied to the normalised distance", atol=1e-9)
+    assert_close(
+        posenc.fire_bias(ids, ids, w1, b1, w2, b2, c=c, threshold=threshold),
+        np.moveaxis(mlp, -1, 0),
+        "f applied to the normalised distance",
+        atol=1e-9,
+    )
 
 
 @derivation(

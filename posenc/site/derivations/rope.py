@@ -13,8 +13,16 @@ import posenc
 
 from ..registry import GENERAL, ProofFailure, assert_close, assert_equal, derivation, numeric_check
 from .common import (
-    blocks_multiply_pairwise, d, kernel_sum, linear_parts, omega, r, random_vectors, random_width,
-    rotation, sum_over_pairs,
+    blocks_multiply_pairwise,
+    d,
+    kernel_sum,
+    linear_parts,
+    omega,
+    r,
+    random_vectors,
+    random_width,
+    rotation,
+    sum_over_pairs,
 )
 
 
@@ -29,7 +37,7 @@ from .common import (
         r" R_\Theta(m) &= \operatorname{diag}\big(R(m\theta_0), \ldots, R(m\theta_{d/2-1})\big) \end{aligned}"
     ),
     summary=r"Rotating a query at position $m$ and a key at position $n$ leaves a score that depends on $n - m$ only, "
-            r"pair by pair and so for the whole vector.",
+    r"pair by pair and so for the whole vector.",
     assumptions=(
         r"$m, n$ real positions",
         r"$\theta_r = b^{-2r/d} > 0$",
@@ -166,8 +174,9 @@ def fills_channels_once(channel: Callable[[sp.Expr, int], sp.Expr]) -> None:
                 shared = sp.KroneckerDelta(channel(r, a), channel(other_pair, b))
                 one_to_one = at_most(half - 1, shared, r if a < b else other_pair) == 0
             if not one_to_one:
-                raise ProofFailure(f"{channel.__name__}: member {a} of pair r and member {b} of pair s can "
-                                   "share a channel")
+                raise ProofFailure(
+                    f"{channel.__name__}: member {a} of pair r and member {b} of pair s can share a channel"
+                )
     assert_equal(sp.Sum(2, (r, 0, half - 1)).doit(), d, "d/2 pairs of two members fill the d channels")
 
 
@@ -182,8 +191,8 @@ def fills_channels_once(channel: Callable[[sp.Expr, int], sp.Expr]) -> None:
         r" \big(R^{\mathrm{inter}}_\Theta(n)\,\Pi k\big) \end{gathered}"
     ),
     summary=r"Pairing channel $r$ with $r + d/2$ is the interleaved pairing seen through a fixed permutation, so "
-            r"permuting the output channels of $W_Q$ and $W_K$ converts one layout into the other "
-            r"with identical scores.",
+    r"permuting the output channels of $W_Q$ and $W_K$ converts one layout into the other "
+    r"with identical scores.",
     assumptions=(
         r"$m, n$ real positions",
         "d a positive even integer",
@@ -231,8 +240,9 @@ def prove_rope_layout_permutation() -> None:
         raise ProofFailure(f"(Pi^T M Pi)[i, j] = {conjugated}, not M[pi(i), pi(j)]")
     overlap = sp.Sum(sp.KroneckerDelta(row, image_i) * sp.KroneckerDelta(row, image_j), (row, 0, d - 1)).doit()
     if at_most(d - 1, overlap - sp.KroneckerDelta(image_i, image_j), image_i, image_j) != 0:
-        raise ProofFailure(f"sum over k of delta(k, c) delta(k, e) is {overlap}, not delta(c, e), so Pi "
-                           "is not orthogonal")
+        raise ProofFailure(
+            f"sum over k of delta(k, c) delta(k, e) is {overlap}, not delta(c, e), so Pi is not orthogonal"
+        )
 
     # Both layouts hold delta_rs R(m theta_r)[a, b] where member a of pair r meets member b of pair s.
     m = sp.Symbol("m", real=True)
@@ -243,8 +253,10 @@ def prove_rope_layout_permutation() -> None:
             moved = conjugated.subs({image_i: moved_from[0], image_j: moved_from[1]})
             moved = moved.xreplace({entry(*moved_from): block_entry})
             if at_most(half - 1, moved - block_entry, r, other_pair) != 0:
-                raise ProofFailure(f"(Pi^T R_inter Pi) differs from R_halves where member {a} of pair r "
-                                   f"meets member {b} of pair s: {moved}")
+                raise ProofFailure(
+                    f"(Pi^T R_inter Pi) differs from R_halves where member {a} of pair r "
+                    f"meets member {b} of pair s: {moved}"
+                )
 
     permutation = sp.MatrixSymbol("Pi", d, d)
     inter_m, inter_n = sp.MatrixSymbol("R_m", d, d), sp.MatrixSymbol("R_n", d, d)
@@ -281,7 +293,7 @@ def check_rope_layout_permutation(rng: np.random.Generator) -> None:
         r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) = \lVert c \rVert^2\, K(m - n)"
     ),
     summary=r"When every pair of the query and key holds the same 2-vector $c$, the RoPE score is $\lVert c \rVert^2$ "
-            r"times the sinusoidal kernel, so the two similarity curves have the same shape.",
+    r"times the sinusoidal kernel, so the two similarity curves have the same shape.",
     assumptions=(
         r"$m, n$ real positions",
         r"$\theta_r = \omega_r = b^{-2r/d}$ (the same frequencies as the sinusoidal encoding)",
@@ -303,8 +315,9 @@ def prove_rope_sinusoidal_link() -> None:
     assert_equal((c.T * rotation(angle) * c)[0], c.dot(c) * sp.cos(angle), "c^T R(phi) c = |c|^2 cos phi")
     m, n = sp.Symbol("m", real=True), sp.Symbol("n", real=True)
     pair_score = (rotation(m * omega(r, d)) * c).dot(rotation(n * omega(r, d)) * c)
-    score = sum_over_pairs(pair_score, c.dot(c) * sp.cos((n - m) * omega(r, d)), "pair r scores |c|^2 cos((n "
-                                                                                 "- m) theta_r)")
+    score = sum_over_pairs(
+        pair_score, c.dot(c) * sp.cos((n - m) * omega(r, d)), "pair r scores |c|^2 cos((n - m) theta_r)"
+    )
     if sp.expand(linear_parts(score) - c.dot(c) * kernel_sum(m - n)) != 0:
         raise ProofFailure(f"the RoPE score {linear_parts(score)} is not |c|^2 K(m - n)")
 
@@ -327,7 +340,7 @@ def check_rope_sinusoidal_link(rng: np.random.Generator) -> None:
         r"\quad \Theta/s = (\theta_0/s, \ldots, \theta_{d/2-1}/s)"
     ),
     summary=r"Rotating position $m$ as if it were $m L/L'$ gives the same rotation as keeping $m$ and dividing every "
-            r"pair's frequency by $s = L'/L$.",
+    r"pair's frequency by $s = L'/L$.",
     assumptions=(r"$m$ a real position", r"$L, L' > 0$ the trained and the target context lengths", r"$\theta_r > 0$"),
     steps=(
         r"Pair $r$ of $R_\Theta(p)$ is the plane rotation by the angle $p\,\theta_r$.",
@@ -340,8 +353,9 @@ def prove_rope_position_interpolation() -> None:
     m = sp.Symbol("m", real=True)
     trained, target, frequency = sp.symbols("L L_prime theta", positive=True)
     scale = target / trained
-    assert_equal(rotation(m * trained / target * frequency), rotation(m * (frequency / scale)), "R(m L/L' theta) "
-                                                                                                "= R(m theta/s)")
+    assert_equal(
+        rotation(m * trained / target * frequency), rotation(m * (frequency / scale)), "R(m L/L' theta) = R(m theta/s)"
+    )
 
 
 @numeric_check("rope-position-interpolation")
@@ -364,8 +378,8 @@ def check_rope_position_interpolation(rng: np.random.Generator) -> None:
         r"\qquad \theta'_0 = \theta_0, \quad \theta'_{d/2-1} = \frac{\theta_{d/2-1}}{s}"
     ),
     summary=r"Raising the RoPE base to $b\,s^{d/(d-2)}$ (NTK-aware scaling, proposed by bloc97 and analysed in the "
-            r"YaRN paper) leaves pair $0$ unchanged, divides the last pair's frequency by exactly $s$, and slows the "
-            r"pairs between geometrically.",
+    r"YaRN paper) leaves pair $0$ unchanged, divides the last pair's frequency by exactly $s$, and slows the "
+    r"pairs between geometrically.",
     assumptions=(r"$b > 0$ the base, $s > 0$ the scale", r"$d > 2$ even", r"$\theta_r = b^{-2r/d}$"),
     steps=(
         r"With the new base, "

@@ -11,8 +11,26 @@ import posenc
 
 from ..registry import GENERAL, ProofFailure, assert_close, assert_equal, derivation, numeric_check
 from .common import (
-    angle_sum, base, blocks_act_pairwise, d, delta, k, kernel_sum, linear_parts, omega, pair, r,
-    random_vectors, random_width, rotation, s, shift_block, stacking_rules, sum_over_pairs, t, theta,
+    angle_sum,
+    base,
+    blocks_act_pairwise,
+    d,
+    delta,
+    k,
+    kernel_sum,
+    linear_parts,
+    omega,
+    pair,
+    r,
+    random_vectors,
+    random_width,
+    rotation,
+    s,
+    shift_block,
+    stacking_rules,
+    sum_over_pairs,
+    t,
+    theta,
 )
 
 
@@ -56,7 +74,7 @@ def check_pair_norm(rng: np.random.Generator) -> None:
         r" \qquad \lambda_0 = 2\pi, \quad \lambda_{d/2-1} = 2\pi\, b^{(d-2)/d}"
     ),
     summary=r"Pair $r$ repeats every $2\pi\, b^{2r/d}$ positions, each pair's wavelength is $b^{2/d}$ times the "
-            r"previous one, and the range spans $2\pi$ to $2\pi\, b^{(d-2)/d}$.",
+    r"previous one, and the range spans $2\pi$ to $2\pi\, b^{(d-2)/d}$.",
     assumptions=(
         r"$\omega_r = b^{-2r/d}$",
         r"base $b > 1$ (10000 by default)",
@@ -110,7 +128,7 @@ def check_wavelength(rng: np.random.Generator) -> None:
         r" \quad\text{while}\quad \cos(\pi - \theta) = -\cos\theta"
     ),
     summary=r"The cosine channel equals a sine shifted by $\pi/2$, and unlike a duplicated sine it distinguishes the "
-            r"phases $\theta$ and $\pi - \theta$.",
+    r"phases $\theta$ and $\pi - \theta$.",
     assumptions=(r"$\theta$ real",),
     steps=(
         r"The addition formula gives "
@@ -151,7 +169,7 @@ def check_sine_cosine_phase(rng: np.random.Generator) -> None:
         r" M = \begin{pmatrix}\cos\delta & \sin\delta\\ -\sin\delta & \cos\delta\end{pmatrix}"
     ),
     summary=r"Requiring a $2 \times 2$ matrix to advance the pair by $\delta$ at the phases $0$ and $\pi/2$ gives four "
-            r"linear equations whose only solution is the shift matrix displayed.",
+    r"linear equations whose only solution is the shift matrix displayed.",
     assumptions=(r"$\delta$ real", r"$M$ an unknown real $2\times 2$ matrix"),
     steps=(
         r"At $\theta = 0$ the pair is $(0, 1)^\top$, so $M(0, 1)^\top$, which is the second column of $M$, must equal "
@@ -197,7 +215,7 @@ def check_shift_matrix_from_probes(rng: np.random.Generator) -> None:
         r" = \begin{pmatrix}\sin(\theta + k\omega)\\ \cos(\theta + k\omega)\end{pmatrix} \quad\text{for every } \theta"
     ),
     summary=r"The matrix found from two probes shifts the $(\sin, \cos)$ pair by $k\omega$ whatever phase "
-            r"it starts at.",
+    r"it starts at.",
     assumptions=(r"$\theta, k$ real", r"$\omega > 0$"),
     steps=(
         r"The first row gives $\cos k\omega \sin\theta + \sin k\omega \cos\theta$, which is $\sin(\theta + k\omega)$ "
@@ -234,7 +252,7 @@ def check_shift_matrix_all_phases(rng: np.random.Generator) -> None:
         r" S_\omega(-k) = S_\omega(k)^{-1} = S_\omega(k)^\top, \qquad \det S_\omega(k) = 1 \end{gathered}"
     ),
     summary=r"Shifting by $a$ then by $b$ is shifting by $a + b$, shifting by $0$ does nothing, shifting back undoes a "
-            r"shift and equals the transpose, and the determinant is $1$.",
+    r"shift and equals the transpose, and the determinant is $1$.",
     assumptions=(r"$a, b, k$ real", r"$\omega > 0$"),
     steps=(
         r"Multiply out $S_\omega(a)S_\omega(b)$: each entry is a sum of two products of sines and cosines that the "
@@ -282,7 +300,7 @@ def check_shift_composition(rng: np.random.Generator) -> None:
         r" T_k &= R_\Theta(-k) = R_\Theta(k)^\top \text{ when } \theta_r = \omega_r \end{aligned}"
     ),
     summary=r"The matrix that shifts a $(\sin, \cos)$ pair by $k\omega$ is RoPE's counter-clockwise rotation by "
-            r"$-k\omega$, so the whole shift operator $T_k$ is RoPE's rotation at position $-k$.",
+    r"$-k\omega$, so the whole shift operator $T_k$ is RoPE's rotation at position $-k$.",
     assumptions=(
         r"$k$ real",
         r"$\omega > 0$",
@@ -332,7 +350,7 @@ def check_shift_rotation_link(rng: np.random.Generator) -> None:
         r" \text{ does not depend on } t"
     ),
     summary=r"Placing each pair's shift matrix on the diagonal gives a matrix $T_k$, built from $k$ and the "
-            r"frequencies alone, that maps $P(t)$ to $P(t + k)$.",
+    r"frequencies alone, that maps $P(t)$ to $P(t + k)$.",
     assumptions=("t, k real", "d a positive even integer", r"$\omega_r = b^{-2r/d}$ with base $b > 0$"),
     steps=(
         r"Block $r$ of $T_k$ touches only channels $2r$ and $2r + 1$, which hold $(\sin t\omega_r, \cos t\omega_r)$.",
@@ -352,8 +370,9 @@ def prove_block_shift() -> None:
 
     if t in block(r).free_symbols:
         raise ProofFailure("block r of T_k depends on t")
-    blocks_act_pairwise(block, lambda q: pair(t * omega(q, d)), lambda q: pair((t + k) * omega(q, d)), "P(t + k) "
-                                                                                                       "= T_k P(t)")
+    blocks_act_pairwise(
+        block, lambda q: pair(t * omega(q, d)), lambda q: pair((t + k) * omega(q, d)), "P(t + k) = T_k P(t)"
+    )
 
 
 @numeric_check("block-shift")
@@ -370,7 +389,7 @@ def check_block_shift(rng: np.random.Generator) -> None:
     title="The dot product of two position vectors depends only on their offset",
     statement=r"P(t)\cdot P(s) = \sum_{r=0}^{d/2-1} \cos\big(\omega_r (t - s)\big) =: K(t - s)",
     summary=r"$P(t) \cdot P(s)$ is a sum of cosines of the offset $t - s$, the same wherever the pair "
-            r"of positions starts.",
+    r"of positions starts.",
     assumptions=("t, s real", "d a positive even integer"),
     steps=(
         r"Pair $r$ contributes $\sin(t\omega_r)\sin(s\omega_r) + \cos(t\omega_r)\cos(s\omega_r)$ to the dot product.",
@@ -405,7 +424,7 @@ def check_kernel(rng: np.random.Generator) -> None:
         r" = 4 \sum_{r=0}^{d/2-1} \sin^2\Big(\frac{\omega_r (t - s)}{2}\Big)"
     ),
     summary=r"Expanding the squared distance leaves the two constant norms $d/2$ and twice the kernel, which the "
-            r"half-angle formula rewrites as a sum of squared sines.",
+    r"half-angle formula rewrites as a sum of squared sines.",
     assumptions=("t, s real", "d a positive even integer"),
     steps=(
         r"Expand $\lVert P(t) - P(s)\rVert^2 = \lVert P(t)\rVert^2 + \lVert P(s)\rVert^2 - 2P(t)\cdot P(s)$.",
@@ -450,7 +469,7 @@ def check_distance(rng: np.random.Generator) -> None:
     title="The kernel is even, peaks at offset zero and stays within ±d/2",
     statement=r"K(-\Delta) = K(\Delta), \qquad K(0) = \frac{d}{2}, \qquad \lvert K(\Delta) \rvert \le \frac{d}{2}",
     summary=r"Swapping the two positions leaves the kernel unchanged, equal positions give $d/2$, and no offset gives "
-            r"more than $d/2$ in absolute value.",
+    r"more than $d/2$ in absolute value.",
     assumptions=(r"$\Delta$ real", "d a positive even integer", r"$\omega_r = b^{-2r/d}$ with base $b > 0$"),
     steps=(
         r"Cosine is even, so every term $\cos(\omega_r\Delta)$ is unchanged when $\Delta$ becomes $-\Delta$.",
@@ -495,7 +514,7 @@ def check_kernel_symmetry_bound(rng: np.random.Generator) -> None:
         r" \qquad \text{which is } \tfrac{1}{4} \text{ at } L = 5 \text{ and } \tfrac{1}{8} \text{ at } L = 9"
     ),
     summary=r"Squeezing the ids of a length-$L$ sequence into $[0, 1]$ makes neighbouring tokens $1/(L - 1)$ apart, so "
-            r"one token step means different offsets in sequences of different lengths.",
+    r"one token step means different offsets in sequences of different lengths.",
     assumptions=("t an integer position, 0 <= t < L - 1", "L an integer length, L > 1"),
     steps=(
         r"Subtract: $\frac{t + 1}{L - 1} - \frac{t}{L - 1} = \frac{1}{L - 1}$, the same for every $t$ but "
@@ -534,8 +553,8 @@ def check_normalized_ids_step(rng: np.random.Generator) -> None:
         r" &= E_t^\top A E_s + E_t^\top A P_s + P_t^\top A E_s + P_t^\top A P_s \end{aligned}"
     ),
     summary=r"With inputs $x = E + P$ and queries and keys $q = W_Q^\top x$, $k = W_K^\top x$, the score expands into "
-            r"content-content, content-position, position-content and position-position parts, all weighted "
-            r"by the same learned $A$.",
+    r"content-content, content-position, position-content and position-position parts, all weighted "
+    r"by the same learned $A$.",
     assumptions=(
         r"$E_t, P_t \in \mathbb{R}^d$ column vectors",
         r"$W_Q, W_K \in \mathbb{R}^{d \times d_k}$",
@@ -586,7 +605,7 @@ def check_attention_expansion(rng: np.random.Generator) -> None:
         r" \qquad \sin 1 \sin 2 \approx 0.7651 \text{ at } (t, s) = (1, 2) \end{gathered}"
     ),
     summary=r"If $A$ keeps only the first sine channel, two position pairs with the same offset get different scores, "
-            r"so the position-position term need not be a function of $t - s$.",
+    r"so the position-position term need not be a function of $t - s$.",
     assumptions=(
         r"$d$ any positive even integer (the deep dive uses $d = 8$)",
         r"interleaved layout, so channel 0 is $\sin(t\omega_0) = \sin t$ because $\omega_0 = b^0 = 1$",
@@ -639,7 +658,7 @@ def check_position_only_counterexample(rng: np.random.Generator) -> None:
         r"\ 2\,d\,d_k \text{ weights for } \begin{pmatrix} E_t \\ P_t \end{pmatrix}"
     ),
     summary=r"A sum of two width-$d$ vectors still has width $d$, so its query projection needs $d\,d_k$ weights, "
-            r"while the stacked width-$2d$ vector needs $2\,d\,d_k$.",
+    r"while the stacked width-$2d$ vector needs $2\,d\,d_k$.",
     assumptions=(r"$d, d_k$ positive integers", r"$E_t, P_t \in \mathbb{R}^d$"),
     steps=(
         r"$E_t + P_t$ has $d$ entries, so a projection to $d_k$ outputs is a $d \times d_k$ matrix: $d\,d_k$ weights.",
@@ -679,7 +698,7 @@ def check_projection_parameters(rng: np.random.Generator) -> None:
     title="A sum does not reveal its two summands",
     statement=r"(E_t + v) + (P_t - v) = E_t + P_t \quad \text{for every } v \in \mathbb{R}^d",
     summary=r"Moving any vector $v$ from one summand to the other leaves the sum unchanged, so the sum alone cannot "
-            r"determine the content and position parts.",
+    r"determine the content and position parts.",
     assumptions=(r"$E_t, P_t, v \in \mathbb{R}^d$",),
     steps=(
         r"Regroup: $(E_t + v) + (P_t - v) = E_t + P_t + (v - v) = E_t + P_t$.",
@@ -713,7 +732,7 @@ def check_sum_not_separable(rng: np.random.Generator) -> None:
         r" F(x) = -x \;\Longrightarrow\; x + F(x) = 0"
     ),
     summary=r"The skip path contributes an identity term to the derivative, yet an update $F(x) = -x$ cancels the "
-            r"input, so the original vector is not guaranteed to survive.",
+    r"input, so the original vector is not guaranteed to survive.",
     assumptions=(r"$x \in \mathbb{R}^d$", r"$F: \mathbb{R}^d \to \mathbb{R}^d$ differentiable with Jacobian $J_F$"),
     steps=(
         r"Differentiate component by component: "

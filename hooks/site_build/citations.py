@@ -1,9 +1,9 @@
 """What readers cite: the release in CITATION.cff, the address to cite, and the BibTeX records.
 
-CITATION.cff is the one source of title, authors, version and date: the records of the site, of
-each article and of each derivation, the Cite page and the pages' citation tags
-(``page_meta``) are all derived from it here, and the tests hold pyproject.toml and
-``posenc.__version__`` to it.
+CITATION.cff is the one source of title, authors and release date, and ``posenc.__version__``
+(which pyproject.toml reads too) the one source of the version: the records of the site, of each
+article and of each derivation, the Cite page and the pages' citation tags (``page_meta``) are
+all derived from them here.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.meta import get_data
 
+import posenc
+
 from . import paths
 
 
@@ -28,7 +30,7 @@ def release() -> dict:
     if isinstance(released, str):
         released = datetime.date.fromisoformat(released)
     authors = [cff_author(author) for author in data["authors"]]
-    return {"title": data["title"], "version": str(data["version"]), "date": released, "authors": authors}
+    return {"title": data["title"], "version": posenc.__version__, "date": released, "authors": authors}
 
 
 def cff_author(author: dict) -> tuple[str, bool]:

@@ -18,6 +18,8 @@ import pypdf
 import pypdfium2
 import pytest
 import yaml
+
+import posenc
 from support import ROOT, SITE
 
 PDF = SITE / "posenc.pdf"
@@ -103,12 +105,12 @@ def test_every_article_is_bookmarked_in_nav_order_and_starts_its_pages(reader, p
 def test_cover_names_release_build_date_and_address_to_cite(page_texts):
     cover = " ".join(page_texts[0].split())
     released = datetime.date.fromisoformat(str(CITATION["date-released"]))
-    assert f"Version {CITATION['version']}, released {released.day} {released:%B} {released.year}" in cover
+    assert f"Version {posenc.__version__}, released {released.day} {released:%B} {released.year}" in cover
     built = re.search(r"built on (\d{1,2} [A-Z][a-z]+ \d{4})", cover)
     assert built, "the cover does not say when the PDF was built"
     built_date = datetime.datetime.strptime(built[1], "%d %B %Y").date()
     assert abs(built_date - datetime.date.fromtimestamp(PDF.stat().st_mtime)) <= datetime.timedelta(days=1)
-    assert f"{CITATION['url'].rstrip('/')}/{CITATION['version']}/" in _squeezed(page_texts[0])
+    assert f"{CITATION['url'].rstrip('/')}/{posenc.__version__}/" in _squeezed(page_texts[0])
 
 
 def test_math_is_set_by_katex_and_no_tex_is_left(reader, page_texts):

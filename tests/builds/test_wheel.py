@@ -22,9 +22,12 @@ import zipfile
 
 import pytest
 
+import posenc
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-NAME, VERSION = PROJECT["name"], PROJECT["version"]
+# The version's one home is the package, which pyproject.toml's dynamic version reads.
+NAME, VERSION = PROJECT["name"], posenc.__version__
 # The files of the package: its modules and the site's (posenc/site/), the figure style, the
 # explainer's data and the PEP 561 marker of its type hints.
 PACKAGE_FILES = sorted(

@@ -24,6 +24,7 @@ from support.cite import RECORD, articles, citation, field, record_key
 from site_build import citations, last_change, link_previews, page_meta, paths
 from support.hooks import fake_page
 
+import posenc
 from posenc.site.registry import REGISTRY
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -173,9 +174,9 @@ def _page_sources(path: str) -> list[str]:
     assert len(own) == 1, (path, own)
     # The Conventions page lists the peer comparisons, read from the peer tests themselves.
     generated_from = {"derivations": ["posenc/site/derivations"], "conventions": ["tests/peers"]}
-    # A page's panels are written from their templates, in the order the page shows them.
+    # A page's panels are written from their descriptions, in the order the page shows them.
     panels = re.findall(r"\{\{ panel: ([a-z-]+) \}\}", (ROOT / own[0]).read_text(encoding="utf-8"))
-    return own + generated_from.get(name, []) + [f"docs/panels/{panel}.html" for panel in dict.fromkeys(panels)]
+    return own + generated_from.get(name, []) + [f"docs/panels/{panel}.yml" for panel in dict.fromkeys(panels)]
 
 
 def _git(*args: str) -> str:
@@ -284,12 +285,12 @@ def test_no_history_gives_the_build_date_and_says_so(repository, tmp_path, monke
     assert "was not available to this build" in last_change.last_changed_html(change)
 
 
-def test_citation_authors_and_date_follow_citation_cff(tmp_path, monkeypatch):
+def test_citation_authors_and_date_follow_citation_cff_and_the_version_the_package(tmp_path, monkeypatch):
     text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
     people = "authors:\n  - family-names: Noether\n    given-names: Emmy\n  - name: The Example Lab\n"
     text = re.sub(r"^authors:\n(?:  .*\n)+", people, text, flags=re.M)
     text = re.sub(r"^date-released: .*$", 'date-released: "2031-02-03"', text, flags=re.M)
-    text = re.sub(r"^version: .*$", "version: 3.4.5", text, flags=re.M)
+    monkeypatch.setattr(posenc, "__version__", "3.4.5")
     moved = tmp_path / "CITATION.cff"
     moved.write_text(text, encoding="utf-8")
     monkeypatch.setattr(paths, "CITATION", moved)

@@ -1,7 +1,7 @@
 """The BibTeX records of the site: one record builder, one source of version and year.
 
-CITATION.cff holds the title, version and release date; the hook derives every record (the
-site, each article, each derivation) and the Cite page's release text from it, and the URLs in
+CITATION.cff holds the title and release date and posenc.__version__ the version; the hook derives
+every record (the site, each article, each derivation) and the Cite page's release text from them, and the URLs in
 the records follow the Cite page's rule (a numbered release's own folder).
 """
 
@@ -27,11 +27,13 @@ def cite_markdown(markdown: str, site_url: str = "https://posenc.github.io/") ->
     return markers_hook.on_page_markdown(markdown, fake_page("cite.md"), {"site_url": site_url, "nav": NAV}, None)
 
 
-def test_version_lives_in_citation_cff_and_the_package_agrees():
-    version = str(citation()["version"])
+def test_the_version_is_written_once_in_the_package():
+    """pyproject.toml reads posenc.__version__ and CITATION.cff leaves the version to it."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert pyproject["project"]["version"] == version
-    assert posenc.__version__ == version
+    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "posenc.__version__"}
+    assert "version" not in citation()
+    assert re.fullmatch(r"\d+\.\d+\.\d+", posenc.__version__)
 
 
 def test_every_article_in_the_nav_has_a_record_and_a_table_row():
@@ -46,7 +48,7 @@ def test_every_article_in_the_nav_has_a_record_and_a_table_row():
     assert "posenc-api" not in found  # the API reference opts out with `cite: false`
 
 
-def test_records_take_year_version_and_month_from_citation_cff():
+def test_records_take_year_and_month_from_citation_cff_and_the_version_from_the_package():
     meta = citation()
     date = str(meta["date-released"])
     year, month = date[:4], ("jan feb mar apr may jun jul aug sep oct nov dec".split())[int(date[5:7]) - 1]
@@ -55,15 +57,16 @@ def test_records_take_year_version_and_month_from_citation_cff():
     assert {"posenc" + year, "posenc-guide", "posenc-kernel"} <= set(found)
     for key, body in found.items():
         assert field(body, "year") == "{" + year + "}", key
-        assert field(body, "version") == "{" + str(meta["version"]) + "}", key
+        assert field(body, "version") == "{" + posenc.__version__ + "}", key
         assert field(body, "month") == month, key
     assert meta["title"] in found["posenc" + year]
 
 
-def test_a_new_release_in_citation_cff_changes_every_record(tmp_path, monkeypatch):
-    """Nothing about the release is written anywhere else: edit the file, and all follows."""
+def test_a_new_release_changes_every_record(tmp_path, monkeypatch):
+    """Nothing about the release is written anywhere else: change the version in the package and
+    the date in CITATION.cff, and all follows."""
+    monkeypatch.setattr(posenc, "__version__", "3.4.5")
     text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
-    text = re.sub(r"^version: .*$", "version: 3.4.5", text, flags=re.M)
     text = re.sub(r"^date-released: .*$", 'date-released: "2031-02-03"', text, flags=re.M)
     moved = tmp_path / "CITATION.cff"
     moved.write_text(text, encoding="utf-8")
@@ -93,7 +96,7 @@ def test_authors_come_from_citation_cff(tmp_path, monkeypatch):
 
 
 def test_record_urls_name_a_numbered_release_never_dev_or_latest():
-    version = str(citation()["version"])
+    version = posenc.__version__
     cases = {
         "https://posenc.github.io/": f"https://posenc.github.io/{version}/",  # make
         "https://posenc.github.io/9.9": "https://posenc.github.io/9.9/",  # mike, release 9.9
@@ -113,7 +116,7 @@ def test_the_cite_page_writes_no_record_or_release_by_hand():
     """Its records and release come from markers, so they cannot drift from CITATION.cff."""
     source = (ROOT / "docs" / "cite.md").read_text(encoding="utf-8")
     assert "@misc" not in source
-    assert str(citation()["version"]) not in source
+    assert posenc.__version__ not in source
     assert "{{ cite: site }}" in source and "{{ cite: articles }}" in source and "{{ release }}" in source
     builder = (ROOT / "hooks" / "site_build" / "citations.py").read_text(encoding="utf-8")
     assert not re.search(r"year\s*=\s*\{+\d{4}", builder), "a year written into the record builder"

@@ -28,8 +28,8 @@ unknown marker, figure or derivation ID stops the build).
 ``{{ peers }}``
     What ``make test-peers`` compares, read from ``tests/peers/test_*.py`` (see ``peer_tests``).
 ``{{ panel: NAME }}``
-    The interactive panel ``NAME``, written from its template ``docs/panels/NAME.html`` with the
-    template's own markers expanded (``calc`` markers give its starting numbers). See ``panels``.
+    The interactive panel ``NAME``, written from its description ``docs/panels/NAME.yml`` with the
+    description's own markers expanded (``calc`` markers give its starting numbers). See ``panels``.
 
 Markers are not expanded inside code: fenced blocks, indented code blocks and inline code
 spans show them as written (:func:`split_code` finds them). In prose, a backslash before the

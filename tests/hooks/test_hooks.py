@@ -545,34 +545,14 @@ def test_an_unknown_panel_stops_the_build_naming_the_page_and_the_panel():
         expand("{{ panel: ../index }}", "explainer.md")
 
 
-@pytest.mark.parametrize(
-    ("template", "words"),
-    [
-        ('<div class="posenc-widget" data-panel="other">\n</div>\n', 'must start with <div ... data-panel="probe">'),
-        ('<div data-panel="probe">\n\n</div>\n', "has a blank line"),
-        ('<div data-panel="probe">\n{{ panel: probe }}\n</div>\n', "panel 'probe': its template holds another panel"),
-        (
-            '<div data-panel="probe">\n{{ calc .2f: posenc.kernel(6, 7) }}\n</div>\n',
-            "guide.md: panel 'probe': calc marker",
-        ),
-    ],
-)
-def test_a_broken_panel_template_stops_the_build(tmp_path, monkeypatch, template, words):
-    (tmp_path / "panels").mkdir()
-    (tmp_path / "panels" / "probe.html").write_text(template)
-    monkeypatch.setattr(paths, "DOCS", tmp_path)
-    with pytest.raises(PluginError, match=re.escape(words)):
-        expand("{{ panel: probe }}")
-
-
 def test_a_page_with_panels_names_their_templates_among_its_sources():
     assert last_change.page_sources(fake_page("long-context.md")) == (
         "docs/long-context.md",
-        "docs/panels/long-context.html",
+        "docs/panels/long-context.yml",
     )
     sources = last_change.page_sources(fake_page("explainer.md"))
     assert sources[0] == "docs/explainer.md" and sources[1:] == tuple(
-        f"docs/panels/{name}.html" for name in ("order", "heatmap", "bands", "distance", "rope", "compare")
+        f"docs/panels/{name}.yml" for name in ("order", "heatmap", "bands", "distance", "rope", "compare")
     )
 
 

@@ -8,7 +8,6 @@ import functools
 import html.parser
 import json
 import pathlib
-import re
 import shutil
 import subprocess
 
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 
 import posenc
+from site_build import panels
 from support import ROOT
 
 MODULE = ROOT / "docs" / "javascripts" / "explainer-math.js"
@@ -39,9 +39,8 @@ STARTING_READOUTS = {
 
 
 def panels_markup(page: pathlib.Path) -> str:
-    """The markup of the panels ``page`` shows ({{ panel: NAME }}), from their templates, in page order."""
-    names = re.findall(r"\{\{ panel: ([a-z-]+) \}\}", page.read_text(encoding="utf-8"))
-    return "\n".join((ROOT / "docs" / "panels" / f"{name}.html").read_text(encoding="utf-8") for name in names)
+    """The markup of the panels ``page`` shows ({{ panel: NAME }}), written from their descriptions, in page order."""
+    return "\n".join(panels.panel_template(name) for name in panels.panels_of(page.read_text(encoding="utf-8")))
 
 
 class Controls(html.parser.HTMLParser):

@@ -1,27 +1,12 @@
 """Print the built site's articles into one PDF: ``python hooks/site_pdf.py --site site --out site/posenc.pdf``.
 
-The articles are the pages under the nav's Learn and Implement sections of ``mkdocs.yml``
-(the Derivations index among them, followed by the page of each derivation), in nav order,
-followed by the References page so that the articles' citations stay links inside the PDF.
-Each page's ``<article>`` is taken from the built site, where the hooks have already rendered
-the math with KaTeX and put the figures' SVG inline, and the pages are joined into one print
-document: a cover (title, the release from CITATION.cff, the date of this build, the address to
-cite), a table of contents with page numbers, then the articles, each from a new page (a
-derivation's page follows the one before it on the same sheet). Headless Chromium prints it (Playwright,
-the browser the tests use) with bookmarks from the headings, tagged PDF and page numbers.
-
-Why not mkdocs-print-site-plugin: tried on this site (version 2.9), its print page kept 781
-formulas as raw TeX and every figure as an empty placeholder, because it copies each page's
-HTML before the hooks render math (``on_post_page``) and inline figures (``on_page_content``),
-and it warns that it is not the last plugin (hooks run after plugins), which fails
-``mkdocs build --strict``. Reading the finished pages avoids all three and adds no page to
-the site.
-
-Links between printed pages become links inside the PDF (every id is prefixed with its
-page's key, so ids repeated across pages stay distinct); links to pages that are not printed
-point at the cited release's address. Scripts are left out: the interactive explainer shows
-the stand-ins it has without JavaScript. Collapsed notes are printed open. Source code is left out
-(each derivation's SymPy source, the API page's links to its source pages): it is in the repository.
+The articles of the nav's Learn and Implement sections (each derivation's page after the
+Derivations index), then the References page, in nav order. Each page's ``<article>`` is read
+from the finished site, where math and figures are already rendered, and joined behind a cover
+and a table of contents; headless Chromium (Playwright) prints it with bookmarks, tags and page
+numbers. Ids are prefixed per page, links to unprinted pages go to the cited release, and
+scripts and source code are left out.
+Design history: docs/design-notes.md#pdf
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The posenc site's build: what the MkDocs hooks in ``hooks/`` do, one concern per module.
 
-The hooks are entry points only (the ``on_*`` functions MkDocs calls, a few lines each); the work
-is here, under public names. MkDocs loads each hook by its path with ``hooks/`` on ``sys.path``
-while it runs the hook's module, so ``import site_build`` in a hook imports this package once, as
-``site_build``, and every hook shares that one copy (and its ``state``). The tests import it under
-the same name (``tests/conftest.py`` puts ``hooks/`` on ``sys.path``), so they see that copy too.
+The hooks are thin entry points; the work is here, under public names the tests call. Every hook
+imports this package as ``site_build`` (MkDocs puts ``hooks/`` on ``sys.path`` while it loads a
+hook), so all of them, and the tests, share one copy of it and of its ``state``.
+Design history: docs/design-notes.md#hooks-package
 
 Modules:
 
@@ -16,7 +15,7 @@ Modules:
 ``derivation_pages`` the derivations' own pages and their index
 ``citations``        CITATION.cff, BibTeX records, the Cite page and the address to cite
 ``peer_tests``       the ``{{ peers }}`` list, read from tests/peers
-``panels``           the ``{{ panel: NAME }}`` interactive panels, written from docs/panels/NAME.html
+``panels``           the ``{{ panel: NAME }}`` interactive panels, written from docs/panels/NAME.yml
 ``explainer_data``   the explainer's data script, generated from posenc/site/explainer_demo.json
 ``api_source``       the API reference's module source pages and its links to them
 ``katex``            the one KaTeX process, math rendering, font preloads and shipped fonts

@@ -1,24 +1,10 @@
-"""Griffe extension of the posenc site: the docstrings made safe to render as Markdown.
+"""Griffe extension of the posenc site: the API docstrings made safe to render as Markdown.
 
-Not a MkDocs hook: mkdocs.yml names it in the python handler's ``extensions:`` by its dotted name,
-``site_build.docstring_markdown``, so griffe imports it from the package the hooks have already
-imported (a path would load a second copy under another name), and runs it on every object it
-loads for the API reference. The docstrings are written as plain text that
-``help()`` shows and the doctests run, and mkdocstrings renders them as Markdown, which misreads
-two things in them:
-
-* a doctest's ``>>>`` prompt is three nested quote markers, and its output lines are joined into
-  the quote's paragraph. Each run of doctest lines (a ``>>>`` line and every line after it up to a
-  blank line or a smaller indent: ``...`` continuations, more prompts, the output) becomes a fenced
-  ``pycon`` block, so it is highlighted, keeps its lines and gets Material's copy button;
-* Python-Markdown reads ``*`` inside words as emphasis, so ``2**53 ... 2**27`` bolds the words
-  between. An asterisk run between two operands (a letter, digit or bracket on its left, one of
-  those or a sign on its right) is escaped. Emphasis proper (``*word*``) has a space or
-  punctuation outside each marker and is left as it is, and so is everything in a code span
-  (``x``, ````x````) or a fenced block.
-
-Only griffe's copy of each docstring changes, never the library's source, and the change is
-idempotent (an escaped asterisk and a fence are not matched again).
+Not a MkDocs hook: mkdocs.yml names it to mkdocstrings by its dotted name, so griffe imports the
+copy of ``site_build`` the hooks loaded. On griffe's copy of each docstring (never the source),
+each run of doctest lines becomes a fenced ``pycon`` block and each asterisk run between two
+operands (``2**53``) is escaped, outside code; running it twice changes nothing more.
+Design history: docs/design-notes.md#api-docstrings
 """
 
 from __future__ import annotations

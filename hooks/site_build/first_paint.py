@@ -1,26 +1,11 @@
 """What the first paint of a page waits for.
 
-overrides/main.html holds a page's first paint (``<link rel=expect blocking=render>``) until
-FIRST_SCREEN_MARKER is parsed. :func:`mark_first_screen` puts that marker after the article's first
-FIRST_SCREEN_BLOCKS child elements, the blocks posenc.css always draws (its content-visibility
-rule starts with the next one), or at the article's end when it has fewer. The first paint then
-shows those blocks whole (a display equation or a figure drawn half parsed would grow, and move,
-once the rest of it arrived) and waits for nothing more.
-
-Why not the end of the article: on a long article the browser can then paint the first screen
-while the rest is still arriving and being parsed, before Material's script has started (it is
-deferred, so it runs as soon as parsing ends). In Chromium traces of the deep dive with the
-paint held to the article's end, the first frame was presented after that script had started,
-and Lighthouse counts every task begun before that moment towards the page's paint times.
-
-What this gives up: on a screen taller than those blocks, the blocks after them are drawn as
-they are parsed, and one drawn before the rest of it arrived could still move. The site's
-layout-shift test loads every page at 1350 by 940 pixels, Lighthouse's desktop window; `make audit`
-(Lighthouse) reports the layout shift of each page on its phone and desktop screens.
-
-The ``first_paint`` hook puts the marker into the written page (on_post_page, and on_post_template
-for the 404 page), after every other hook has changed the content, so that it counts the article's children as
-CSS's :nth-child does: every child element, of every kind.
+overrides/main.html holds a page's first paint until FIRST_SCREEN_MARKER is parsed;
+:func:`mark_first_screen` puts that marker after the article's first FIRST_SCREEN_BLOCKS children,
+the blocks posenc.css always draws (read from its content-visibility rule), or at the article's
+end when it has fewer, so those blocks are painted whole and nothing more is waited for. The
+``first_paint`` hook runs last, so it counts the children as CSS's :nth-child does.
+Design history: docs/design-notes.md#first-paint
 """
 
 from __future__ import annotations

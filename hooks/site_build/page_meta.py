@@ -1,24 +1,10 @@
 """What each page tells reference managers, link previews and its readers about itself.
 
-* Citation metadata in the page head, read by reference managers and scholarly search engines:
-  Highwire Press ``citation_*`` tags and their Dublin Core equivalents, on every article (the
-  pages the Cite page lists, the Derivations page among them) and on the home page, which
-  stands for the site as a whole. Title, authors, release date and the URL to cite come from
-  the same functions as the Cite page's BibTeX records (``citations``, fed by CITATION.cff),
-  so a reference manager saves what the Cite page prints. ``citation_pdf_url`` names
-  ``posenc.pdf`` in the cited release's folder, the PDF of the whole site that ``make pdf`` adds.
-* Link previews on every page: Open Graph and Twitter card tags with the page's title,
-  description, canonical URL and a card image. The card (a PNG with the title and the site's
-  name over a few sinusoids) is drawn by Matplotlib while the site is built, with its bundled
-  font, so the build needs no network; a page never loads it, only link-preview crawlers do.
-* A line under every page saying when it last changed: the date of the latest commit to the
-  files the page is made from (``git log``). Where that date does not describe the page (no
-  git, a shallow clone, or a source file with changes not yet committed) the line says so
-  and gives the build date instead (``SOURCE_DATE_EPOCH`` when set, as for MkDocs' sitemap).
-
-The citation tags are made here, the link previews in ``link_previews`` and the line in
-``last_change``; :func:`describe_page` puts all of this in ``page.meta`` (``posenc_head`` and
-``posenc_last_changed``), and ``overrides/main.html`` writes it into the page.
+:func:`describe_page` puts in ``page.meta`` the page's citation tags (Highwire Press and Dublin
+Core, made here from the same ``citations`` functions as the Cite page, on the home page and
+every article), its link-preview tags (``link_previews``) and its last-changed line
+(``last_change``); ``overrides/main.html`` writes them into the page.
+Design history: docs/design-notes.md#page-metadata
 """
 
 from __future__ import annotations

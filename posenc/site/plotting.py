@@ -197,9 +197,8 @@ _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 _REFERENCE = re.compile(r"url\(#([^)]+)\)")
 #: Matplotlib's no-op rotation of unrotated text.
 _NO_ROTATION = re.compile(r"rotate\(-?0 [-0-9.e]+ [-0-9.e]+\)")
-# Positions and shapes are kept to a hundredth of a unit (the viewBox is in points, so about a
-# hundredth of a CSS pixel): Matplotlib writes six decimals, which are a sixth of a figure's bytes
-# even compressed. Transforms keep theirs, as a matrix's scale factors are not positions.
+# Positions and shapes are kept to a hundredth of a point (about a hundredth of a CSS pixel),
+# transforms to Matplotlib's six decimals. Design history: docs/design-notes.md#figures
 _GEOMETRY = frozenset({"d", "x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "r", "width", "height", "points"})
 _LONG_DECIMAL = re.compile(r"\d+\.\d{3,}")
 
@@ -401,15 +400,11 @@ def heatmap(
     """Draw a matrix as an image on ``ax`` (row 0 at the top) and return the image.
 
     Signed data uses the diverging colormap centred at zero (symmetric limits); other data
-    the sequential one. The image is embedded as a raster inside the SVG, which keeps dense
-    heatmaps small, at the data's own resolution: one pixel per cell, which the SVG asks to be
-    scaled up without smoothing (``image-rendering: pixelated``). Chromium draws the cells with
-    sharp edges (checked at device pixel ratios 1 and 2; other browsers document the property
-    but were not checked), and its PDF of the site embeds the same image without asking for
-    smoothing. Resampled at the figure's resolution instead, the 128 by 50 encoding's image
-    took 19 kB of PNG instead of 9 kB. With ``colorbar_label`` a labelled colour bar is added
-    beside ``ax``.
+    the sequential one. The SVG embeds the image as a raster of one pixel per cell, enlarged
+    without smoothing (``image-rendering: pixelated``). With ``colorbar_label`` a labelled
+    colour bar is added beside ``ax``.
     """
+    # Design history: docs/design-notes.md#figures
     import numpy as np
 
     array = np.asarray(values, dtype=float)

@@ -2,11 +2,11 @@
 
 ``tests/javascript/test_explainer_math.py`` holds the arithmetic (``docs/javascripts/explainer-math.js``)
 to ``posenc`` over every setting, in Node. These tests check the page that uses it: the module
-it runs is that one, every readout after pointer and keyboard input, instant navigation away
-and back, the time an input takes to reach its readouts (printed, not asserted), the size of
-the page's own assets, its steps' ranges, axe-core and reduced motion, and the page without
-JavaScript. ``tests/browser/test_panels.py`` checks what every panel shares: the wiring of each control
-to the registration's readouts, labels, live regions and focus.
+it runs is that one, every readout after pointer and keyboard input, the time an input takes to
+reach its readouts (printed, not asserted), the size of the page's own assets, its steps'
+ranges, axe-core and reduced motion, and the page without JavaScript.
+``tests/browser/test_panels.py`` checks what every panel shares: the wiring of each control to the
+registration's readouts, labels, live regions and focus, and instant navigation away and back.
 """
 
 from __future__ import annotations
@@ -205,78 +205,6 @@ def test_every_control_works_with_pointer_and_keyboard(context, base_url, scheme
 
 
 # ---------------------------------------------------------------------------------------
-# (3) Instant navigation away and back: the steps are wired again, and only once
-
-COUNT_WRITES = """(step) => {
-  const root = document.querySelector(`[data-panel="${step}"]`);
-  const counts = {};
-  const tally = (records) => {
-    for (const record of records) {
-      const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
-      const readout = node && node.closest('[data-readout]');
-      if (readout) counts[readout.dataset.readout] += 1;
-    }
-  };
-  const observer = new MutationObserver(tally);
-  for (const node of root.querySelectorAll('[data-readout]')) {
-    observer.observe(node, { childList: true, characterData: true, subtree: true });
-    counts[node.dataset.readout] = 0;
-  }
-  window.__explainerWrites = () => { tally(observer.takeRecords()); observer.disconnect(); return counts; };
-}"""
-
-
-def writes_per_readout(page, step: str, act) -> dict[str, int]:
-    page.evaluate(COUNT_WRITES, step)
-    act()
-    page.wait_for_timeout(20)
-    return page.evaluate("() => window.__explainerWrites()")
-
-
-def test_instant_navigation_brings_the_scripts_and_wires_every_step_exactly_once(browser, base_url):
-    context = new_context(browser)
-    page, errors = open_page_with_errors(context, base_url + "/")
-    page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
-    # The home page has no steps and loads none of the explainer's scripts ...
-    assert page.evaluate("() => [typeof window.posencExplainer, typeof window.posencExplainerMath]") == [
-        "undefined",
-        "undefined",
-    ]
-    page.evaluate("window.__sameDocument = true")
-    # ... which instant navigation brings with the explainer; then away and back, twice.
-    page.locator("article a[href$='explainer/']").first.click()
-    page.wait_for_url(base_url + PATH)
-    wait_until_live(page)
-    for _ in range(2):
-        page.locator("article a[href$='/derivations/']").first.click()
-        page.wait_for_url(base_url + "/derivations/")
-        page.wait_for_selector("#kernel")
-        assert page.locator("[data-panel]").count() == 0
-        page.go_back()
-        page.wait_for_url(base_url + PATH)
-        wait_until_live(page)
-    # Still the same document: Material swapped the content instead of reloading the page.
-    assert page.evaluate("window.__sameDocument") is True
-
-    for step in STEPS:
-        check_readouts(page, step, INITIAL[step])
-    for order in (ORDERS[1], ORDERS[0]):
-        button = page.locator(f'[data-panel="order"] button[data-value="{order}"]')
-        assert writes_per_readout(page, "order", button.click) == {"scores": 1}
-        check_readouts(page, "order", {"order": order})
-    for step, ranges in SLIDERS.items():
-        for name, (_, high, _, start) in ranges.items():
-            control = slider(page, step, name)
-            control.focus()
-            press = "ArrowLeft" if start == high else "ArrowRight"  # a key that moves the slider
-            counts = writes_per_readout(page, step, lambda key=press: page.keyboard.press(key))
-            assert counts == dict.fromkeys(STARTING_READOUTS[step], 1), (step, name, counts)
-            check_readouts(page, step)
-    assert not errors
-    context.close()
-
-
-# ---------------------------------------------------------------------------------------
 # (4) Speed: from an input event to its readouts (printed for `make bench`, never asserted)
 
 SPEED_JS = """async ({ sliders, repeats }) => {
@@ -472,7 +400,7 @@ def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
 
 def test_only_the_pages_with_steps_or_the_panel_load_their_scripts(site_dir):
     """The explainer's and the long-context panel's scripts, and the panel module, are on the two
-    pages that use them and nowhere else (instant navigation brings them along: see the navigation tests)."""
+    pages that use them and nowhere else (instant navigation brings them along: test_panels.py)."""
     named = re.compile(r"javascripts/((?:explainer|long-context|panels)[^\"/]*\.js)")
     loading = {}
     for path in site_dir.rglob("*.html"):

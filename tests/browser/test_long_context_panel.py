@@ -3,9 +3,9 @@
 ``tests/javascript/test_long_context_math.py`` holds the arithmetic (``docs/javascripts/long-context-math.js``)
 to ``posenc`` at every setting, in Node. These tests check the page that uses it: the module it
 runs is that one, the readouts, slider texts and table after pointer and keyboard input in both
-colour schemes, instant navigation away and back, a phone's width, axe-core, the page without
-JavaScript and other pages. ``tests/browser/test_panels.py`` checks what every panel shares: the wiring of
-each control to the registration's readouts, labels, live regions and focus.
+colour schemes, a phone's width, axe-core, the page without JavaScript and other pages.
+``tests/browser/test_panels.py`` checks what every panel shares: the wiring of each control to the
+registration's readouts, labels, live regions and focus, and instant navigation away and back.
 """
 
 from __future__ import annotations
@@ -110,49 +110,6 @@ def test_the_panel_reacts_to_pointer_and_keyboard(context, base_url, scheme):
     channels = [float(v) for v in fill[fill.index("(") + 1 : -1].split(",")[:3]]
     assert (sum(channels) / 3 > 128) == (scheme == "dark"), fill
     assert not errors
-
-
-def test_instant_navigation_brings_the_scripts_and_wires_the_panel_only_once(browser, base_url):
-    context = new_context(browser)
-    page, errors = open_page_with_errors(context, base_url + "/rope/")
-    page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
-    # The RoPE page has no panel and loads none of its scripts (nor the panel module) ...
-    assert page.evaluate("() => [typeof window.posencLongContext, typeof window.posencPanels]") == [
-        "undefined",
-        "undefined",
-    ]
-    page.evaluate("window.__sameDocument = true")
-    # ... which instant navigation brings with the long-context page; then away and back, twice.
-    page.locator("article a[href$='/long-context/']").first.click()
-    page.wait_for_url(base_url + PATH)
-    wait_until_live(page)
-    for _ in range(2):
-        page.locator("article a[href$='/rope/']").first.click()
-        page.wait_for_url(base_url + "/rope/")
-        page.wait_for_selector("#fig-rope-rotation")  # the new content is in
-        assert page.locator(PANEL).count() == 0
-        page.go_back()
-        page.wait_for_url(base_url + PATH)
-        wait_until_live(page)
-    assert page.evaluate("window.__sameDocument") is True
-    check_panel(page, INITIAL)
-    writes = page.locator(PANEL).evaluate(
-        """root => new Promise((resolve) => {
-          const counts = {};
-          const nodes = Array.from(root.querySelectorAll('[data-readout]'));
-          for (const node of nodes) counts[node.dataset.readout] = 0;
-          const observer = new MutationObserver((records) => {
-            for (const record of records) counts[record.target.closest('[data-readout]').dataset.readout] += 1;
-          });
-          for (const node of nodes) observer.observe(node, { childList: true });
-          root.querySelector('button[data-value="pi"]').click();
-          setTimeout(() => { observer.disconnect(); resolve(counts); }, 20);
-        })"""
-    )
-    assert writes == dict.fromkeys(expected_readouts(INITIAL), 1)  # one listener: one write each
-    check_panel(page, INITIAL | {"method": "pi"})
-    assert not errors
-    context.close()
 
 
 def test_the_panel_fits_a_phone_and_axe_finds_nothing(browser, base_url, axe_script):

@@ -1,27 +1,44 @@
 """Every interactive panel, through the one panel module (``docs/javascripts/panels.js``).
 
-A panel is a template ``docs/panels/NAME.html`` that a page shows with ``{{ panel: NAME }}``
-and a script that registers ``NAME``. These tests hold every panel to that: each template is
+A panel is a description ``docs/panels/NAME.yml`` that a page shows with ``{{ panel: NAME }}``
+and a script that registers ``NAME``. These tests hold every panel to that: each description is
 shown by a page and registered there; in Chromium every control of every panel moves from the
 keyboard and the pointer, and after each move the readouts, the texts and the slider values are
 what the registration computes for the controls' values, with no console error; the controls
-are labelled, grouped and focusable and the readouts announced; and the numbers the built page
-shows before any script runs are the ones the script writes. What the numbers should be is
-``test_explainer_math.py``'s and ``test_long_context_math.py``'s concern.
+are labelled, grouped and focusable and the readouts announced; the numbers the built page
+shows before any script runs are the ones the script writes; and every page with panels, reached
+by Material's instant navigation, brings its scripts and wires each panel exactly once. What the
+numbers should be is ``test_explainer_math.py``'s and ``test_long_context_math.py``'s concern.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import pathlib
 import re
+import urllib.parse
 
 import pytest
-from support.browser import new_context, open_page_with_errors
 from site_build import panels
+from support import PAGE_SCRIPTS, explainer, long_context
+from support.browser import new_context, open_page_with_errors
 from support.explainer import Controls
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PANEL_ATTRIBUTE = re.compile(r'data-panel="([a-z0-9-]+)"')
+
+
+def source_panel_pages() -> dict[str, list[str]]:
+    """Page path -> the panels it shows, from the Markdown sources (known before the site is read)."""
+    found = {}
+    for source in sorted((ROOT / "docs").rglob("*.md")):
+        names = panels.panels_of(source.read_text(encoding="utf-8"))
+        if names:
+            parts = source.relative_to(ROOT / "docs").with_suffix("").parts
+            parts = parts[:-1] if parts[-1] == "index" else parts
+            found["/".join(("", *parts, "")).replace("//", "/")] = names
+    return found
 
 
 def page_panels(site_dir: pathlib.Path) -> dict[str, list[str]]:
@@ -35,20 +52,22 @@ def page_panels(site_dir: pathlib.Path) -> dict[str, list[str]]:
 
 
 def controls(name: str) -> dict:
-    """Panel ``name``'s controls as its template writes them (sliders, choices, starting values)."""
+    """Panel ``name``'s controls as its description writes them (sliders, choices, starting values)."""
     parser = Controls()
     parser.feed(panels.panel_template(name))
     return parser.steps[name]
 
 
-def test_every_template_is_shown_by_a_page_and_built_from_its_markers(site_dir):
+def test_every_description_is_shown_by_a_page_and_built_from_its_markers(site_dir):
     shown = page_panels(site_dir)
     built = sorted(name for names in shown.values() for name in names)
-    assert built == panels.panel_names(), "each template is shown once, and only templates are shown"
+    assert built == panels.panel_names(), "each description is shown once, and only descriptions are shown"
     for page, names in shown.items():
         source = ROOT / "docs" / (page.strip("/") + ".md")
         assert panels.panels_of(source.read_text(encoding="utf-8")) == names, page
-    # Templates are page input, not files of the site.
+    # The navigation test below is parametrized from the sources: they must name the same pages.
+    assert source_panel_pages() == shown
+    # Descriptions are page input, not files of the site.
     assert not (site_dir / "panels").exists()
 
 
@@ -140,7 +159,7 @@ def test_every_control_of_every_panel_updates_its_readouts(context, base_url, si
                 assert len({repr(readouts) for readouts in seen}) > 1, f"{name}: {param} moves no readout"
         assert not errors, (path, errors)
         page.close()
-    assert registered == set(panels.panel_names()), "every template has a registration, and no more"
+    assert registered == set(panels.panel_names()), "every description has a registration, and no more"
 
 
 ACCESSIBILITY = """root => ({
@@ -219,3 +238,172 @@ def test_the_page_without_javascript_shows_the_numbers_the_script_writes(browser
         context.close()
     for path in page_panels(site_dir):
         assert shown[path, False] == shown[path, True], path
+
+
+# ---------------------------------------------------------------------------------------
+# Instant navigation: Material swaps the content without loading a new document, so a page's
+# scripts arrive with it, and a panel must be wired again each time it comes back, yet only once.
+
+
+def page_links(site_dir: pathlib.Path, path: str) -> list[str]:
+    """The site pages the article of built page ``path`` links to, in order (no fragments)."""
+    text = (site_dir / path.strip("/") / "index.html").read_text(encoding="utf-8")
+    article = re.search(r"<article\b.*?</article>", text, re.S)
+    found = []
+    for href in re.findall(r'<a\b[^>]*\bhref="([^"]+)"', article[0] if article else ""):
+        target = urllib.parse.urlsplit(urllib.parse.urljoin(path, html.unescape(href)))
+        if not target.scheme and not target.fragment and not target.query and target.path.endswith("/"):
+            if (site_dir / target.path.strip("/") / "index.html").is_file() and target.path not in found:
+                found.append(target.path)
+    return found
+
+
+def heading(site_dir: pathlib.Path, path: str) -> str:
+    """The text of built page ``path``'s first heading, as the document's textContent reads it."""
+    text = (site_dir / path.strip("/") / "index.html").read_text(encoding="utf-8")
+    return html.unescape(re.sub(r"<[^>]+>", "", re.search(r"<h1\b[^>]*>(.*?)</h1>", text, re.S)[1]))
+
+
+# The panel's state as a reader meets it: every text in it (readouts, texts, slider values, table
+# cells, labels of the drawing), every control and how many elements the drawing holds.
+SNAPSHOT = """root => ({
+  text: root.textContent,
+  controls: Array.from(root.querySelectorAll('[data-param]'), (c) => [c.dataset.param, c.value,
+    c.getAttribute('aria-pressed'), c.getAttribute('aria-valuetext'), c.disabled]),
+  drawn: root.querySelector('[data-drawing]').querySelectorAll('*').length,
+})"""
+
+# Counts the writes to each readout until window.__panelWrites() is called.
+COUNT_WRITES = """root => {
+  const counts = {};
+  const tally = (records) => {
+    for (const record of records) {
+      const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+      const readout = node && node.closest('[data-readout]');
+      if (readout) counts[readout.dataset.readout] += 1;
+    }
+  };
+  const observer = new MutationObserver(tally);
+  for (const node of root.querySelectorAll('[data-readout]')) {
+    observer.observe(node, { childList: true, characterData: true, subtree: true });
+    counts[node.dataset.readout] = 0;
+  }
+  window.__panelWrites = () => { tally(observer.takeRecords()); observer.disconnect(); return counts; };
+}"""
+
+
+def reference_readouts(name: str, params: dict) -> dict[str, str] | None:
+    """What posenc says the panel's readouts should read, for the panels the tests hold a reference of."""
+    if name == "long-context":
+        return long_context.expected_readouts(params)
+    if name in explainer.STARTING_READOUTS:
+        return explainer.expected_readouts(name, params)
+    return None
+
+
+def moves(name: str) -> list[tuple[str, str, object]]:
+    """One move of every control: each slider one step from its start, each other choice clicked."""
+    found = []
+    for param, (_, high, _, start) in controls(name)["sliders"].items():
+        found.append(("key", param, "ArrowLeft" if start == high else "ArrowRight"))
+    for param, values in controls(name)["choices"].items():
+        start = controls(name)["initial"][param]
+        found += [("click", param, value) for value in values if value != start]
+        found.append(("click", param, start))
+    return found
+
+
+def make_move(page, name: str, move: tuple[str, str, object]) -> None:
+    kind, param, value = move
+    root = page.locator(f'[data-panel="{name}"]')
+    if kind == "key":
+        root.locator(f'input[data-param="{param}"]').focus()
+        page.keyboard.press(value)
+    else:
+        root.locator(f'button[data-param="{param}"][data-value="{value}"]').click()
+
+
+def wait_for_panels(page, count: int) -> None:
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-panel][data-live]').length === n"
+        " && document.querySelectorAll('[data-panel]').length === n",
+        arg=count,
+    )
+
+
+LOADED = """names => names.map((name) => document.querySelectorAll(
+  `script[src="${new URL(name, __md_scope).href}"]`).length)"""
+
+
+def click_link_to(page, base_url: str, target: str) -> None:
+    """Clicks the first link of the article to ``target``, as a reader would (Material intercepts it)."""
+    page.evaluate(
+        """url => { const link = Array.from(document.querySelectorAll('article a[href]'))
+          .find((a) => a.href === url); link.setAttribute('data-test-link', ''); }""",
+        base_url + target,
+    )
+    page.locator("[data-test-link]").click()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", sorted(source_panel_pages()))
+def test_instant_navigation_brings_the_scripts_and_wires_every_panel_exactly_once(browser, base_url, site_dir, path):
+    shown = page_panels(site_dir)
+    names = shown[path]
+    every = [
+        "/" + "".join(f"{part}/" for part in p.parent.relative_to(site_dir).parts) for p in site_dir.rglob("index.html")
+    ]
+    plain = sorted(other for other in every if other not in shown)
+    # A page without panels that links here, and one without panels this page links to.
+    start = next(other for other in plain if path in page_links(site_dir, other))
+    away = next(other for other in page_links(site_dir, path) if other in plain)
+    built = (site_dir / path.strip("/") / "index.html").read_text(encoding="utf-8")
+    scripts = [name for found in PAGE_SCRIPTS.findall(built) for name in json.loads(found)]
+    assert scripts, f"{path}: a page with panels names its scripts"
+
+    context = new_context(browser)
+    # The page loaded afresh: what the panels must look like after each of the same moves.
+    fresh, fresh_errors = open_page_with_errors(context, base_url + path, lambda p: wait_for_panels(p, len(names)))
+    page, errors = open_page_with_errors(context, base_url + start)
+    page.wait_for_load_state("networkidle")  # the sitemap is in: clicks are intercepted from now on
+    # The start page has no panel and loads none of the page's scripts, nor the panel module ...
+    assert page.evaluate(LOADED, scripts) == [0] * len(scripts), start
+    assert page.evaluate("() => typeof window.posencPanels") == "undefined", start
+    page.evaluate("window.__sameDocument = true")
+    # ... which instant navigation brings with the page; then away and back, twice.
+    click_link_to(page, base_url, path)
+    page.wait_for_url(base_url + path)
+    wait_for_panels(page, len(names))
+    for _ in range(2):
+        click_link_to(page, base_url, away)
+        page.wait_for_url(base_url + away)
+        page.wait_for_function(
+            "text => document.querySelector('article h1')?.textContent === text", arg=heading(site_dir, away)
+        )
+        assert page.locator("[data-panel]").count() == 0, away
+        page.go_back()
+        page.wait_for_url(base_url + path)
+        wait_for_panels(page, len(names))
+    # Still the same document: Material swapped the content instead of reloading the page.
+    assert page.evaluate("window.__sameDocument") is True
+    assert page.evaluate(LOADED, scripts) == [1] * len(scripts), "each script is loaded once"
+
+    for name in names:
+        root, fresh_root = page.locator(f'[data-panel="{name}"]'), fresh.locator(f'[data-panel="{name}"]')
+        state = check(page, name)
+        assert state["params"] == controls(name)["initial"], name
+        assert root.evaluate(SNAPSHOT) == fresh_root.evaluate(SNAPSHOT), name
+        for move in moves(name):
+            # One listener per control: one move writes every readout exactly once.
+            root.evaluate(COUNT_WRITES)
+            make_move(page, name, move)
+            page.wait_for_timeout(20)
+            counts = page.evaluate("() => window.__panelWrites()")
+            assert counts == dict.fromkeys(state["readouts"], 1), (name, move, counts)
+            make_move(fresh, name, move)
+            state = check(page, name)
+            expected = reference_readouts(name, state["params"])
+            assert expected is None or state["readouts"] == expected, (name, move)
+            assert root.evaluate(SNAPSHOT) == fresh_root.evaluate(SNAPSHOT), (name, move)
+    assert not errors and not fresh_errors, (errors, fresh_errors)
+    context.close()

@@ -83,45 +83,107 @@ KATEX_HTML = '<span class="katex-html"'
 GENERATED_TEXT = frozenset("()0123456789")
 
 
-def drawn_characters(rendered: str, where: str) -> frozenset[str]:
+def drawn_characters(rendered: str, where: str, distinct: bool = True):
     """The characters of a formula that KaTeX's HTML draws, from KaTeX's output ``rendered``
-    for the page ``where``."""
+    for the page ``where``: as a frozenset, or with ``distinct`` false as the drawn text."""
     start = rendered.find(KATEX_HTML)
     if start < 0:
         raise PluginError(f"{where}: KaTeX's output has no {KATEX_HTML}> part: {rendered[:120]!r}")
-    return frozenset(html.unescape(re.sub(r"<[^>]*>", "", rendered[start:])))
+    text = html.unescape(re.sub(r"<[^>]*>", "", rendered[start:]))
+    return frozenset(text) if distinct else text
 
 
-# How KaTeX (as locked in package-lock.json) opens each part of an inline formula; lines may
-# break only between parts. An inline formula's HTML ends by closing its last part, then
-# ``katex-html``, then ``katex``.
+# How KaTeX (as locked in package-lock.json) opens each part of a formula; lines may break only
+# between parts (KaTeX ends a part after a relation, a binary operator or an \\allowbreak, in both
+# modes). A formula's HTML ends by closing its last part, then ``katex-html``, then ``katex``.
 KATEX_PART = '<span class="katex-base">'
 KATEX_END = "</span></span>"
+KATEX_HTML_OPEN = '<span class="katex-html" aria-hidden="true">'
+# An \\allowbreak in KaTeX's HTML, and the spaces at the end of a part (those after its last atom).
+ALLOWBREAK = '<span class="mspace allowbreak"></span>'
+TRAILING_SPACES = re.compile(r'(?:<span class="mspace[^"]*"(?: style="[^"]*")?></span>)+$')
+# An inline formula that draws at most this many characters is never broken across lines: a
+# break inside one as short as "j \le i" splits what is read as one word, and it takes at
+# most about half a phone's column (the longest is a sum with its limits, about 180 px).
+SHORT_INLINE = 24
+SPACE_WIDTH = re.compile(r"margin-right:(-?[0-9.]+)em")
+SPAN_TAG = re.compile(r"<span\b[^>]*>|</span>")
+
+
+def formula_parts(rendered: str, where: str) -> tuple[str, list[str], str]:
+    """KaTeX's HTML ``rendered`` cut into what comes before its first part, its parts (each a
+    ``katex-base`` span, whole) and what follows the last one."""
+    start = rendered.find(KATEX_HTML_OPEN)
+    if start < 0:
+        raise PluginError(f"{where}: KaTeX's HTML has no {KATEX_HTML_OPEN}: {rendered[:120]!r}")
+    position = start + len(KATEX_HTML_OPEN)
+    parts = []
+    while rendered.startswith(KATEX_PART, position):
+        depth = 0
+        for tag in SPAN_TAG.finditer(rendered, position):
+            depth += 1 if tag[0] != "</span>" else -1
+            if depth == 0:
+                parts.append(rendered[position : tag.end()])
+                position = tag.end()
+                break
+    if not parts or not rendered.startswith("</span>", position):
+        raise PluginError(f"{where}: KaTeX's HTML does not hold its formula parts as expected: {rendered[:120]!r}")
+    return rendered[: start + len(KATEX_HTML_OPEN)], parts, rendered[position:]
+
+
+def display_runs(parts: list[str]) -> tuple[list[str], float]:
+    """The parts of a display equation grouped into runs, each ending after an \\allowbreak (the
+    last run at the end), and the widest space dropped from the end of a run (in ems), which
+    posenc.css puts back between runs that share a line. A space at a line's end would push
+    a centred line off centre, so it goes into the flex gap, which is drawn between runs only."""
+    runs, run, gap = [], "", 0.0
+    for part in parts:
+        run += part
+        if ALLOWBREAK in part:
+            body = run[: -len("</span>")]
+            spaces = TRAILING_SPACES.search(body)
+            if spaces:
+                gap = max(gap, sum(float(em) for em in SPACE_WIDTH.findall(spaces[0])))
+                body = body[: spaces.start()]
+            runs.append(body + "</span>")
+            run = ""
+    return runs + ([run] if run else []), gap
 
 
 def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
-    """``tex`` rendered by KaTeX and wrapped as every page shows math (posenc.css styles both wrappers).
+    """``tex`` rendered by KaTeX and wrapped as every page shows math (posenc.css styles the wrappers).
 
     A display equation sits in a ``posenc-math`` box that scrolls sideways, with a cue, when the
-    column is narrower than the equation. Inline math is followed by ``tail``, the text glued
-    to it in the source (a comma, a full stop, a closing parenthesis). Chromium lets a line
-    break after a KaTeX part (an inline block) wherever the element holding that part allows
-    wrapping, even before a comma, and a nowrap ancestor further out does not stop it. So the
-    formula's last part goes alone into a ``posenc-nowrap`` span: the line cannot break between
-    it and the tail, while a long formula keeps its break points (after relations and
-    operators) before that part, so it still fits a phone's line.
+    column is narrower than the equation. One written with ``\\allowbreak`` between its clauses
+    (``a = b, \\qquad\\allowbreak c = d``) is cut there into ``posenc-run`` spans, which stand
+    side by side where the column is wide enough and one under another where it is not, so a
+    phone gets the lines it needs and a wide screen keeps the equation on one line.
+
+    Inline math is followed by ``tail``, the text glued to it in the source (a comma, a full
+    stop, a closing parenthesis). Chromium lets a line break after a KaTeX part (an inline
+    block) wherever the element holding that part allows wrapping, even before a comma, and a
+    nowrap ancestor further out does not stop it. So the parts that must stay together go
+    into a ``posenc-nowrap`` span: all of a short formula's (at most ``SHORT_INLINE`` drawn
+    characters), so that it is never split; of a longer one only the last, so that the line
+    cannot break between it and the tail, while the formula keeps its break points (after
+    relations and operators) before that part and still fits a phone's line.
     """
     rendered = KATEX.render(tex, display, where)
+    head, parts, end = formula_parts(rendered, where)
     if display:
-        return f'<div class="posenc-math">{rendered}</div>'
-    if not tail:
-        return rendered
-    last_part = rendered.rindex(KATEX_PART)
-    end = len(rendered) - len(KATEX_END)
-    part = rendered[last_part:end]
-    if not rendered.endswith("</span>" + KATEX_END) or part.count("<span") != part.count("</span>"):
-        raise PluginError(f"{where}: KaTeX's HTML for {tex!r} does not end with a formula part")
-    return f'{rendered[:last_part]}<span class="posenc-nowrap">{part}</span>{rendered[end:]}{tail}'
+        if not any(ALLOWBREAK in part for part in parts):
+            return f'<div class="posenc-math">{rendered}</div>'
+        runs, gap = display_runs(parts)
+        spans = "".join(f'<span class="posenc-run">{run}</span>' for run in runs)
+        return (
+            f'<div class="posenc-math posenc-math--runs" style="--posenc-run-gap:{gap:.4g}em">{head}{spans}{end}</div>'
+        )
+    short = len(drawn_characters(rendered, where, distinct=False)) <= SHORT_INLINE
+    if not tail and (len(parts) == 1 or not short):
+        return rendered  # nothing to hold together
+    kept = 0 if short else len(parts) - 1
+    together = "".join(parts[kept:])
+    return f'{head}{"".join(parts[:kept])}<span class="posenc-nowrap">{together}</span>{end}{tail}'
 
 
 # Which of KaTeX's font faces a page's math draws in, read from the classes of KaTeX's HTML as

@@ -17,8 +17,9 @@ from .common import softmax
     "alibi-slopes",
     title="ALiBi's head slopes form a geometric sequence",
     statement=(
-        r"s_h = 2^{-8h/n} \ (h = 1, \ldots, n) \;\Longrightarrow\; \frac{s_{h+1}}{s_h} = 2^{-8/n},"
-        r" \qquad s_1 = 2^{-8/n}, \quad s_n = 2^{-8}"
+        r"s_h = 2^{-8h/n} \ (h = 1, \ldots, n)"
+        r" \qquad\allowbreak \Longrightarrow\; \frac{s_{h+1}}{s_h} = 2^{-8/n},"
+        r" \qquad\allowbreak s_1 = 2^{-8/n}, \quad s_n = 2^{-8}"
     ),
     summary=r"For $n$ heads, $n$ a power of two, each slope is $2^{-8/n}$ times the previous one, starting at "
     r"$2^{-8/n}$ and ending at $2^{-8} = 1/256$.",
@@ -59,9 +60,9 @@ def check_alibi_slopes(rng: np.random.Generator) -> None:
     "alibi-softmax-shift",
     title="ALiBi's distance penalty and a key-index bonus give the same attention weights",
     statement=(
-        r"\begin{gathered} \operatorname{softmax}_{j \le i}\big(a_{ij} + m\,j\big)"
-        r" = \operatorname{softmax}_{j \le i}\big(a_{ij} - m\,(i - j)\big), \\"
-        r" \text{since } -m\,(i - j) = m\,j - m\,i \end{gathered}"
+        r"\begin{gathered} \begin{aligned} &\operatorname{softmax}_{j \le i}\big(a_{ij} + m\,j\big) \\ "
+        r"&\quad = \operatorname{softmax}_{j \le i}\big(a_{ij} - m\,(i - j)\big), \end{aligned} \\ "
+        r"\text{since } -m\,(i - j) = m\,j - m\,i \end{gathered}"
     ),
     summary=r"Subtracting $m\,(i - j)$ differs from adding $m\,j$ by $-m\,i$, a constant along the query's row, and "
     r"softmax ignores a constant added to every entry of a row.",
@@ -119,7 +120,10 @@ def check_alibi_softmax_shift(rng: np.random.Generator) -> None:
 @derivation(
     "alibi-symmetric",
     title="Symmetric ALiBi depends on |i - j| alone",
-    statement=r"b_h(i, j) = -m_h\,|i - j| \quad\Longrightarrow\quad b_h(j, i) = b_h(i, j) = b_h(i + c, j + c)",
+    statement=(
+        r"b_h(i, j) = -m_h\,|i - j|"
+        r" \qquad\allowbreak \Longrightarrow\quad b_h(j, i) = b_h(i, j) = b_h(i + c, j + c)"
+    ),
     summary="The bidirectional form of ALiBi penalises a key by the slope times its distance from the query, whichever "
     "side it is on, so swapping query and key or shifting both by the same amount leaves the bias unchanged.",
     assumptions=(r"$i, j$ position ids, $c$ any shift", r"$m_h$ head $h$'s slope (any maximum bias)"),

@@ -39,7 +39,10 @@ def wavelength_minus_exponential(critical: sp.Expr) -> sp.Expr:
 @derivation(
     "critical-dimension",
     title="The pairs whose wavelength exceeds the training length lie past one index",
-    statement=(r"\lambda_r = 2\pi\, b^{2r/d} > L \iff r > r_c, \qquad r_c = \frac{d}{2}\,\frac{\ln(L/2\pi)}{\ln b}"),
+    statement=(
+        r"\lambda_r = 2\pi\, b^{2r/d} > L \iff r > r_c,"
+        r" \qquad\allowbreak r_c = \frac{d}{2}\,\frac{\ln(L/2\pi)}{\ln b}"
+    ),
     summary="Pair r's wavelength exceeds the training length L exactly when r is past r_c = (d/2) ln(L/2 pi) / ln b; "
     "those pairs never complete a turn in training. r_c is the critical dimension of Liu et al. (2023), "
     "who count it in channels and round up, 2 ceil(r_c).",
@@ -77,9 +80,8 @@ def check_critical_dimension(rng: np.random.Generator) -> None:
     "yarn-ramp-ends",
     title="YaRN's blend is no scaling at one end of its ramp and position interpolation at the other",
     statement=(
-        r"\theta'_r = (1 - \gamma_r)\,\frac{\theta_r}{s} + \gamma_r\,\theta_r,"
-        r"\qquad \gamma_r = 1 \Rightarrow \theta'_r = \theta_r,"
-        r" \quad \gamma_r = 0 \Rightarrow \theta'_r = \frac{\theta_r}{s}"
+        r"\theta'_r = (1 - \gamma_r)\,\frac{\theta_r}{s} + \gamma_r\,\theta_r,\qquad\allowbreak \gamma_r"
+        r" = 1 \Rightarrow \theta'_r = \theta_r, \quad \gamma_r = 0 \Rightarrow \theta'_r = \frac{\theta_r}{s}"
     ),
     summary="YaRN gives pair r the frequency (1 - gamma_r) theta_r / s + gamma_r theta_r; where its ramp gamma_r is 1 "
     "the pair keeps its frequency, where it is 0 the pair is divided by s exactly as "
@@ -180,8 +182,9 @@ def check_rope_rerotation(rng: np.random.Generator) -> None:
     "xpos-relative",
     title="xPos keeps the attention score a function of the offset",
     statement=(
-        r"\big(\zeta_r^{m/B} R(m\theta_r)\,q\big)^\top \big(\zeta_r^{-n/B} R(n\theta_r)\,k\big)"
-        r" = \zeta_r^{(m - n)/B}\; q^\top R\big((n - m)\theta_r\big)\,k"
+        r"\begin{aligned} &\big(\zeta_r^{m/B} R(m\theta_r)\,q\big)^\top \big(\zeta_r^{-n/B}"
+        r" R(n\theta_r)\,k\big) \\ "
+        r"&\qquad = \zeta_r^{(m - n)/B}\; q^\top R\big((n - m)\theta_r\big)\,k \end{aligned}"
     ),
     summary="xPos scales a rotated query at m by zeta_r^(m/B) and a rotated key at n by zeta_r^(-n/B); each pair's "
     "score is RoPE's times zeta_r^((m - n)/B), so the whole score still depends on m - n only.",
@@ -235,7 +238,10 @@ def check_xpos_relative(rng: np.random.Generator) -> None:
 @derivation(
     "entropy-equal-scores",
     title="Attention over n equal scores has entropy ln n",
-    statement=r"p_i = \frac{e^{c}}{\sum_{j=1}^{n} e^{c}} = \frac{1}{n}, \qquad H = -\sum_{i=1}^{n} p_i \ln p_i = \ln n",
+    statement=(
+        r"p_i = \frac{e^{c}}{\sum_{j=1}^{n} e^{c}} = \frac{1}{n},"
+        r" \qquad\allowbreak H = -\sum_{i=1}^{n} p_i \ln p_i = \ln n"
+    ),
     summary="When all n scores are equal the softmax is uniform and its entropy is ln n, which grows without "
     "bound as the window lengthens.",
     assumptions=(r"$n \ge 1$ keys", r"$c$ real, the common score"),

@@ -27,10 +27,11 @@ def transformer_xl_parts() -> tuple[sp.MatrixSymbol, ...]:
     title="Transformer-XL's score is four terms with two global biases",
     statement=(
         r"\begin{aligned} A^{\mathrm{rel}}_{ij}"
-        r" &= \underbrace{q_i^\top k_j}_{(a)} + \underbrace{q_i^\top r_{i-j}}_{(b)}"
-        r" + \underbrace{u^\top k_j}_{(c)} + \underbrace{v^\top r_{i-j}}_{(d)}"
-        r" = (q_i + u)^\top k_j + (q_i + v)^\top r_{i-j}, \\"
-        r" q_i &= W_q^\top E_i, \quad k_j = W_{k,E}^\top E_j, \quad r_{i-j} = W_{k,R}^\top R_{i-j} \end{aligned}"
+        r" &= \underbrace{q_i^\top k_j}_{(a)} + \underbrace{q_i^\top r_{i-j}}_{(b)} + \underbrace{u^\top"
+        r" k_j}_{(c)} + \underbrace{v^\top r_{i-j}}_{(d)} \\ "
+        r"&= (q_i + u)^\top k_j + (q_i + v)^\top r_{i-j}, \end{aligned}"
+        r" \qquad\allowbreak q_i = W_q^\top E_i, \quad k_j = W_{k,E}^\top E_j, \quad r_{i-j}"
+        r" = W_{k,R}^\top R_{i-j}"
     ),
     summary="Transformer-XL scores content against content (a), content against the relative position (b), a learned "
     "global content bias u against the key (c) and a learned global position bias v against the relative "
@@ -82,10 +83,10 @@ def check_transformer_xl_terms(rng: np.random.Generator) -> None:
     "transformer-xl-from-expansion",
     title="Transformer-XL's terms are the four-term expansion with relative keys and global query biases",
     statement=(
-        r"\begin{aligned} &E_i^\top A E_j + E_i^\top A P_j + P_i^\top A E_j + P_i^\top A P_j \\"
-        r" &\xrightarrow{\;A P_j \,\to\, W_q W_{k,R}^\top R_{i-j},"
-        r"\ \ W_q^\top P_i \,\to\, u \text{ (content key)},\ v \text{ (position key)}\;}"
-        r" q_i^\top k_j + q_i^\top r_{i-j} + u^\top k_j + v^\top r_{i-j} \end{aligned}"
+        r"\begin{gathered} E_i^\top A E_j + E_i^\top A P_j + P_i^\top A E_j + P_i^\top A P_j \\ "
+        r"\Big\downarrow \quad \begin{aligned} A P_j &\to W_q W_{k,R}^\top R_{i-j}, \\ "
+        r"W_q^\top P_i &\to u \text{ (content key)},\ v \text{ (position key)} \end{aligned} \\ "
+        r"q_i^\top k_j + q_i^\top r_{i-j} + u^\top k_j + v^\top r_{i-j} \end{gathered}"
     ),
     summary="Starting from the sinusoidal expansion of attention-expansion, giving the key's position its own "
     "projection of the relative sinusoid and replacing the query's position by two learned vectors turns each "
@@ -301,11 +302,11 @@ def check_nope_causal_signal(rng: np.random.Generator) -> None:
     "shaw-clipped-relative",
     title="Shaw's relative vectors depend on the clipped offset alone",
     statement=(
-        r"\begin{gathered} e_{ij} = \frac{q_i^\top \big(k_j + a^K_{c(j - i)}\big)}{\sqrt{d}}, \quad"
-        r" z_i = \sum_j \alpha_{ij} \big(v_j + a^V_{c(j - i)}\big), \quad c(r) = \max(-k, \min(k, r)) \\"
-        r" \Longrightarrow\quad c\big((j + s) - (i + s)\big) = c(j - i), \qquad c(r) = k \ (r \ge k), \quad c(r) = "
-        r"-k \ (r \le -k)"
-        r" \end{gathered}"
+        r"e_{ij} = \frac{q_i^\top \big(k_j + a^K_{c(j - i)}\big)}{\sqrt{d}},"
+        r" \qquad\allowbreak z_i = \sum_j \alpha_{ij} \big(v_j + a^V_{c(j - i)}\big),"
+        r" \qquad\allowbreak c(r) = \max(-k, \min(k, r))"
+        r" \qquad\allowbreak \Longrightarrow\quad c\big((j + s) - (i + s)\big) = c(j - i),"
+        r" \qquad\allowbreak c(r) = k \ (r \ge k), \quad c(r) = -k \ (r \le -k)"
     ),
     summary=(
         "Shaw et al. add to each key and each value a learned vector chosen by the offset j - i clipped to [-k, k]: "
@@ -361,14 +362,15 @@ def deberta_delta(offset: sp.Expr, span: sp.Expr) -> sp.Expr:
     "deberta-disentangled",
     title="DeBERTa's score is the four-term expansion without its position-to-position term",
     statement=(
-        r"\begin{gathered} \tilde A_{ij} = \underbrace{Q^c_i {K^c_j}^\top}_{\text{c2c}}"
-        r" + \underbrace{Q^c_i {K^r_{\delta(i,j)}}^\top}_{\text{c2p}} + \underbrace{K^c_j "
-        r"{Q^r_{\delta(j,i)}}^\top}_{\text{p2c}} \\"
-        r" = \big(Q^c_i + Q^r_{\delta(j,i)}\big)\big(K^c_j + K^r_{\delta(i,j)}\big)^\top - Q^r_{\delta(j,i)} "
-        r"{K^r_{\delta(i,j)}}^\top, \\"
-        r" \delta(i, j) = \begin{cases} 0 & i - j \le -k \\ 2k - 1 & i - j \ge k \\ i - j + k & \text{otherwise} "
-        r"\end{cases} \\"
-        r" \Longrightarrow\quad \delta(i + s, j + s) = \delta(i, j) \end{gathered}"
+        r"\begin{gathered} \begin{aligned} \tilde A_{ij}"
+        r" &= \underbrace{Q^c_i {K^c_j}^\top}_{\text{c2c}} + \underbrace{Q^c_i"
+        r" {K^r_{\delta(i,j)}}^\top}_{\text{c2p}} + \underbrace{K^c_j {Q^r_{\delta(j,i)}}^\top}_{\text{p2c}}"
+        r" \\ "
+        r"&= \big(Q^c_i + Q^r_{\delta(j,i)}\big)\big(K^c_j + K^r_{\delta(i,j)}\big)^\top \\ "
+        r"&\quad - Q^r_{\delta(j,i)} {K^r_{\delta(i,j)}}^\top, \end{aligned} \\ "
+        r"\delta(i, j) = \begin{cases} 0 & i - j \le -k \\ 2k - 1 & i - j \ge k \\ "
+        r"i - j + k & \text{otherwise} \end{cases} \\ "
+        r"\Longrightarrow\quad \delta(i + s, j + s) = \delta(i, j) \end{gathered}"
     ),
     summary=(
         "DeBERTa scores content against content, the query's content against the key's relative position (c2p), and "
@@ -426,10 +428,11 @@ def check_deberta_disentangled(rng: np.random.Generator) -> None:
     "kerple-bias",
     title="Kerple's biases are zero at the query and fall with distance",
     statement=(
-        r"\begin{gathered} b_{\text{power}}(i, j) = -r_1 |i - j|^{r_2}, \qquad b_{\text{log}}(i, j) = -r_1 "
-        r"\log\big(1 + r_2 |i - j|\big) \\"
-        r" \Longrightarrow\quad b(i, i) = 0, \qquad \frac{\partial b}{\partial |i - j|} < 0 \text{ for } |i - j| > 0,"
-        r" \qquad b_{\text{power}}\big|_{r_2 = 1} = -r_1 |i - j| \end{gathered}"
+        r"b_{\text{power}}(i, j) = -r_1 |i - j|^{r_2},"
+        r" \qquad\allowbreak b_{\text{log}}(i, j) = -r_1 \log\big(1 + r_2 |i - j|\big)"
+        r" \qquad\allowbreak \Longrightarrow\quad b(i, i) = 0,"
+        r" \qquad\allowbreak \frac{\partial b}{\partial |i - j|} < 0 \text{ for } |i - j| > 0,"
+        r" \qquad\allowbreak b_{\text{power}}\big|_{r_2 = 1} = -r_1 |i - j|"
     ),
     summary=(
         "Kerple adds to each logit a learned function of the distance alone: a power or a logarithm with two "
@@ -483,9 +486,10 @@ def check_kerple_bias(rng: np.random.Generator) -> None:
     "fire-input-range",
     title="FIRE's normalised distance lies in [0, 1] at every length",
     statement=(
-        r"\begin{gathered} b(i, j) = f_\theta\!\left(\frac{\psi(i - j)}{\psi(\max(L, i))}\right), \quad "
-        r"\psi(x) = \log(1 + c\,x) \\"
-        r" \Longrightarrow\quad 0 \le \frac{\psi(i - j)}{\psi(\max(L, i))} \le 1 \quad (0 \le j \le i) \end{gathered}"
+        r"b(i, j) = f_\theta\!\left(\frac{\psi(i - j)}{\psi(\max(L, i))}\right),"
+        r" \qquad\allowbreak \psi(x) = \log(1 + c\,x)"
+        r" \qquad\allowbreak \Longrightarrow\quad 0 \le \frac{\psi(i - j)}{\psi(\max(L, i))} \le 1"
+        r" \quad (0 \le j \le i)"
     ),
     summary=(
         "FIRE feeds a learned MLP f with the distance i - j, compressed by psi and divided by psi of the query "
@@ -552,10 +556,11 @@ def check_fire_input_range(rng: np.random.Generator) -> None:
     "cope-positions",
     title="CoPE's contextual positions count gates and fall with the key index",
     statement=(
-        r"\begin{gathered} g_{ij} = \sigma(q_i^\top k_j), \qquad p_{ij} = \sum_{t=j}^{i} g_{it}, \\"
-        r" a_{ij} = q_i^\top\big(k_j + e[p_{ij}]\big) \\"
-        r" \Longrightarrow\quad p_{ij} - p_{i,j+1} = g_{ij} \in (0, 1), \qquad 0 < p_{ij} < i - j + 1, \\"
-        r" g \equiv 1 \Rightarrow p_{ij} = i - j + 1 \end{gathered}"
+        r"g_{ij} = \sigma(q_i^\top k_j), \qquad\allowbreak p_{ij} = \sum_{t=j}^{i} g_{it},"
+        r" \qquad\allowbreak a_{ij} = q_i^\top\big(k_j + e[p_{ij}]\big)"
+        r" \qquad\allowbreak \Longrightarrow\quad p_{ij} - p_{i,j+1} = g_{ij} \in (0, 1),"
+        r" \qquad\allowbreak 0 < p_{ij} < i - j + 1,"
+        r" \qquad\allowbreak g \equiv 1 \Rightarrow p_{ij} = i - j + 1"
     ),
     summary=(
         "CoPE counts, from the query back to each key, how many tokens its gates open; the count drops by one gate "

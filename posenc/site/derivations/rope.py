@@ -31,10 +31,11 @@ from .common import (
     title="RoPE scores depend only on the offset between query and key",
     statement=(
         r"\begin{aligned} \big(R(m\theta)\,q\big)^\top \big(R(n\theta)\,k\big)"
-        r" &= q^\top R\big((n - m)\theta\big)\,k, \\"
-        r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) &= q^\top R_\Theta(n - m)\,k, \\"
-        r" R(\phi) &= \begin{pmatrix}\cos\phi & -\sin\phi\\ \sin\phi & \cos\phi\end{pmatrix}, \\"
-        r" R_\Theta(m) &= \operatorname{diag}\big(R(m\theta_0), \ldots, R(m\theta_{d/2-1})\big) \end{aligned}"
+        r" &= q^\top R\big((n - m)\theta\big)\,k, \\ "
+        r"\big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) &= q^\top R_\Theta(n - m)\,k, \end{aligned}"
+        r" \qquad\allowbreak \begin{aligned} R(\phi) &= \begin{pmatrix}\cos\phi & -\sin\phi\\ "
+        r"\sin\phi & \cos\phi\end{pmatrix}, \\ "
+        r"R_\Theta(m) &= \operatorname{diag}\big(R(m\theta_0), \ldots, R(m\theta_{d/2-1})\big) \end{aligned}"
     ),
     summary=r"Rotating a query at position $m$ and a key at position $n$ leaves a score that depends on $n - m$ only, "
     r"pair by pair and so for the whole vector.",
@@ -184,11 +185,11 @@ def fills_channels_once(channel: Callable[[sp.Expr, int], sp.Expr]) -> None:
     "rope-layout-permutation",
     title="The halves and interleaved RoPE layouts differ by a fixed channel permutation",
     statement=(
-        r"\begin{gathered} R^{\mathrm{halves}}_\Theta(m) = \Pi^\top R^{\mathrm{inter}}_\Theta(m)\,\Pi,"
-        r" \qquad (\Pi x)_{2r} = x_r, \quad (\Pi x)_{2r+1} = x_{r + d/2}, \\"
-        r" \big(R^{\mathrm{halves}}_\Theta(m)\,q\big)^\top \big(R^{\mathrm{halves}}_\Theta(n)\,k\big)"
-        r" = \big(R^{\mathrm{inter}}_\Theta(m)\,\Pi q\big)^\top"
-        r" \big(R^{\mathrm{inter}}_\Theta(n)\,\Pi k\big) \end{gathered}"
+        r"\begin{gathered} R^{\mathrm{halves}}_\Theta(m) = \Pi^\top R^{\mathrm{inter}}_\Theta(m)\,\Pi, \\ "
+        r"(\Pi x)_{2r} = x_r, \quad (\Pi x)_{2r+1} = x_{r + d/2}, \\ "
+        r"\big(R^{\mathrm{halves}}_\Theta(m)\,q\big)^\top \big(R^{\mathrm{halves}}_\Theta(n)\,k\big) \\ "
+        r"= \big(R^{\mathrm{inter}}_\Theta(m)\,\Pi q\big)^\top \big(R^{\mathrm{inter}}_\Theta(n)\,\Pi k\big)"
+        r" \end{gathered}"
     ),
     summary=r"Pairing channel $r$ with $r + d/2$ is the interleaved pairing seen through a fixed permutation, so "
     r"permuting the output channels of $W_Q$ and $W_K$ converts one layout into the other "
@@ -289,8 +290,9 @@ def check_rope_layout_permutation(rng: np.random.Generator) -> None:
     "rope-sinusoidal-link",
     title="With a repeated content pair, RoPE scores trace the sinusoidal kernel",
     statement=(
-        r"q = k = (c, c, \ldots, c),\ c \in \mathbb{R}^2 \;\Longrightarrow\;"
-        r" \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big) = \lVert c \rVert^2\, K(m - n)"
+        r"q = k = (c, c, \ldots, c),\ c \in \mathbb{R}^2"
+        r" \qquad\allowbreak \Longrightarrow\; \big(R_\Theta(m)\,q\big)^\top \big(R_\Theta(n)\,k\big)"
+        r" = \lVert c \rVert^2\, K(m - n)"
     ),
     summary=r"When every pair of the query and key holds the same 2-vector $c$, the RoPE score is $\lVert c \rVert^2$ "
     r"times the sinusoidal kernel, so the two similarity curves have the same shape.",
@@ -336,8 +338,8 @@ def check_rope_sinusoidal_link(rng: np.random.Generator) -> None:
     "rope-position-interpolation",
     title="Position interpolation is RoPE with every frequency divided by the scale",
     statement=(
-        r"R_\Theta\!\left(m\,\frac{L}{L'}\right) = R_{\Theta/s}(m), \qquad s = \frac{L'}{L},"
-        r"\quad \Theta/s = (\theta_0/s, \ldots, \theta_{d/2-1}/s)"
+        r"R_\Theta\!\left(m\,\frac{L}{L'}\right) = R_{\Theta/s}(m),"
+        r" \qquad\allowbreak s = \frac{L'}{L},\quad \Theta/s = (\theta_0/s, \ldots, \theta_{d/2-1}/s)"
     ),
     summary=r"Rotating position $m$ as if it were $m L/L'$ gives the same rotation as keeping $m$ and dividing every "
     r"pair's frequency by $s = L'/L$.",
@@ -374,8 +376,10 @@ def check_rope_position_interpolation(rng: np.random.Generator) -> None:
     "rope-ntk-base",
     title="NTK-aware scaling keeps the fastest pair and slows the slowest by the scale",
     statement=(
-        r"b' = b\,s^{d/(d-2)} \;\Longrightarrow\; \theta'_r = \theta_r\, s^{-2r/(d-2)},"
-        r"\qquad \theta'_0 = \theta_0, \quad \theta'_{d/2-1} = \frac{\theta_{d/2-1}}{s}"
+        r"b' = b\,s^{d/(d-2)}"
+        r" \qquad\allowbreak \Longrightarrow\; \theta'_r"
+        r" = \theta_r\, s^{-2r/(d-2)},\qquad\allowbreak \theta'_0 = \theta_0, \quad \theta'_{d/2-1}"
+        r" = \frac{\theta_{d/2-1}}{s}"
     ),
     summary=r"Raising the RoPE base to $b\,s^{d/(d-2)}$ (NTK-aware scaling, proposed by bloc97 and analysed in the "
     r"YaRN paper) leaves pair $0$ unchanged, divides the last pair's frequency by exactly $s$, and slows the "

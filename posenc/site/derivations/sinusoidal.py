@@ -39,7 +39,7 @@ from .common import (
     title="Every pair has unit norm, so every position vector has the same length",
     statement=(
         r"\sin^2(t\,\omega_r) + \cos^2(t\,\omega_r) = 1"
-        r" \quad\Longrightarrow\quad \lVert P(t) \rVert^2 = \frac{d}{2}"
+        r" \qquad\allowbreak \Longrightarrow\quad \lVert P(t) \rVert^2 = \frac{d}{2}"
     ),
     summary=r"Each sine/cosine pair lies on the unit circle, so $\lVert P(t) \rVert^2 = d/2$ for every position $t$.",
     assumptions=("$t$ real", "$d$ a positive even integer", r"$\omega_r > 0$"),
@@ -70,8 +70,9 @@ def check_pair_norm(rng: np.random.Generator) -> None:
     "wavelength",
     title="Wavelengths form a geometric sequence from 2π upwards",
     statement=(
-        r"\lambda_r = \frac{2\pi}{\omega_r} = 2\pi\, b^{2r/d}, \qquad \frac{\lambda_{r+1}}{\lambda_r} = b^{2/d} > 1,"
-        r" \qquad \lambda_0 = 2\pi, \quad \lambda_{d/2-1} = 2\pi\, b^{(d-2)/d}"
+        r"\lambda_r = \frac{2\pi}{\omega_r} = 2\pi\, b^{2r/d},"
+        r" \qquad\allowbreak \frac{\lambda_{r+1}}{\lambda_r} = b^{2/d} > 1,"
+        r" \qquad\allowbreak \lambda_0 = 2\pi, \quad \lambda_{d/2-1} = 2\pi\, b^{(d-2)/d}"
     ),
     summary=r"Pair $r$ repeats every $2\pi\, b^{2r/d}$ positions, each pair's wavelength is $b^{2/d}$ times the "
     r"previous one, and the range spans $2\pi$ to $2\pi\, b^{(d-2)/d}$.",
@@ -124,8 +125,8 @@ def check_wavelength(rng: np.random.Generator) -> None:
     "sine-cosine-phase",
     title="A cosine is a sine a quarter cycle ahead, and it tells apart phases a second sine cannot",
     statement=(
-        r"\cos\theta = \sin\Big(\theta + \frac{\pi}{2}\Big), \qquad \sin(\pi - \theta) = \sin\theta"
-        r" \quad\text{while}\quad \cos(\pi - \theta) = -\cos\theta"
+        r"\cos\theta = \sin\Big(\theta + \frac{\pi}{2}\Big), \qquad\allowbreak \sin(\pi - \theta) = \sin\theta"
+        r" \qquad\allowbreak \text{while}\quad \cos(\pi - \theta) = -\cos\theta"
     ),
     summary=r"The cosine channel equals a sine shifted by $\pi/2$, and unlike a duplicated sine it distinguishes the "
     r"phases $\theta$ and $\pi - \theta$.",
@@ -163,10 +164,10 @@ def check_sine_cosine_phase(rng: np.random.Generator) -> None:
     "shift-matrix-from-probes",
     title="Two probe phases determine the shift matrix uniquely",
     statement=(
-        r"M \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix}"
-        r" = \begin{pmatrix}\sin(\theta + \delta)\\ \cos(\theta + \delta)\end{pmatrix}"
-        r" \text{ at } \theta = 0 \text{ and } \theta = \tfrac{\pi}{2} \quad\Longleftrightarrow\quad"
-        r" M = \begin{pmatrix}\cos\delta & \sin\delta\\ -\sin\delta & \cos\delta\end{pmatrix}"
+        r"M \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix} = \begin{pmatrix}\sin(\theta + \delta)\\ "
+        r"\cos(\theta + \delta)\end{pmatrix} \text{ at } \theta = 0 \text{ and } \theta = \tfrac{\pi}{2}"
+        r" \qquad\allowbreak \Longleftrightarrow\quad M = \begin{pmatrix}\cos\delta & \sin\delta\\ "
+        r"-\sin\delta & \cos\delta\end{pmatrix}"
     ),
     summary=r"Requiring a $2 \times 2$ matrix to advance the pair by $\delta$ at the phases $0$ and $\pi/2$ gives four "
     r"linear equations whose only solution is the shift matrix displayed.",
@@ -210,9 +211,11 @@ def check_shift_matrix_from_probes(rng: np.random.Generator) -> None:
     "shift-matrix-all-phases",
     title="The shift matrix advances the pair at every phase",
     statement=(
-        r"S_\omega(k) = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}:"
-        r" \qquad S_\omega(k) \begin{pmatrix}\sin\theta\\ \cos\theta\end{pmatrix}"
-        r" = \begin{pmatrix}\sin(\theta + k\omega)\\ \cos(\theta + k\omega)\end{pmatrix} \quad\text{for every } \theta"
+        r"S_\omega(k) = \begin{pmatrix}\cos k\omega & \sin k\omega\\ "
+        r"-\sin k\omega & \cos k\omega\end{pmatrix}:"
+        r" \qquad\allowbreak S_\omega(k) \begin{pmatrix}\sin\theta\\ "
+        r"\cos\theta\end{pmatrix} = \begin{pmatrix}\sin(\theta + k\omega)\\ "
+        r"\cos(\theta + k\omega)\end{pmatrix} \quad\text{for every } \theta"
     ),
     summary=r"The matrix found from two probes shifts the $(\sin, \cos)$ pair by $k\omega$ whatever phase "
     r"it starts at.",
@@ -248,8 +251,9 @@ def check_shift_matrix_all_phases(rng: np.random.Generator) -> None:
     "shift-composition",
     title="Shift matrices compose, invert and preserve orientation like rotations",
     statement=(
-        r"\begin{gathered} S_\omega(a)\,S_\omega(b) = S_\omega(a + b), \qquad S_\omega(0) = I, \\"
-        r" S_\omega(-k) = S_\omega(k)^{-1} = S_\omega(k)^\top, \qquad \det S_\omega(k) = 1 \end{gathered}"
+        r"S_\omega(a)\,S_\omega(b) = S_\omega(a + b), \qquad\allowbreak S_\omega(0) = I,"
+        r" \qquad\allowbreak S_\omega(-k) = S_\omega(k)^{-1} = S_\omega(k)^\top,"
+        r" \qquad\allowbreak \det S_\omega(k) = 1"
     ),
     summary=r"Shifting by $a$ then by $b$ is shifting by $a + b$, shifting by $0$ does nothing, shifting back undoes a "
     r"shift and equals the transpose, and the determinant is $1$.",
@@ -346,8 +350,8 @@ def check_shift_rotation_link(rng: np.random.Generator) -> None:
     title="One block-diagonal matrix shifts the whole position vector",
     statement=(
         r"P(t + k) = T_k\,P(t),"
-        r" \qquad T_k = \operatorname{diag}\big(S_{\omega_0}(k), \ldots, S_{\omega_{d/2-1}}(k)\big)"
-        r" \text{ does not depend on } t"
+        r" \qquad\allowbreak T_k = \operatorname{diag}\big(S_{\omega_0}(k), \ldots, S_{\omega_{d/2-1}}(k)\big)"
+        r" \qquad\allowbreak \text{does not depend on } t"
     ),
     summary=r"Placing each pair's shift matrix on the diagonal gives a matrix $T_k$, built from $k$ and the "
     r"frequencies alone, that maps $P(t)$ to $P(t + k)$.",
@@ -420,8 +424,8 @@ def check_kernel(rng: np.random.Generator) -> None:
     "distance",
     title="The distance between two position vectors depends only on their offset",
     statement=(
-        r"\lVert P(t) - P(s) \rVert^2 = d - 2K(t - s)"
-        r" = 4 \sum_{r=0}^{d/2-1} \sin^2\Big(\frac{\omega_r (t - s)}{2}\Big)"
+        r"\begin{aligned} \lVert P(t) - P(s) \rVert^2 &= d - 2K(t - s) \\ "
+        r"&= 4 \sum_{r=0}^{d/2-1} \sin^2\Big(\frac{\omega_r (t - s)}{2}\Big) \end{aligned}"
     ),
     summary=r"Expanding the squared distance leaves the two constant norms $d/2$ and twice the kernel, which the "
     r"half-angle formula rewrites as a sum of squared sines.",
@@ -467,7 +471,10 @@ def check_distance(rng: np.random.Generator) -> None:
 @derivation(
     "kernel-symmetry-bound",
     title="The kernel is even, peaks at offset zero and stays within ±d/2",
-    statement=r"K(-\Delta) = K(\Delta), \qquad K(0) = \frac{d}{2}, \qquad \lvert K(\Delta) \rvert \le \frac{d}{2}",
+    statement=(
+        r"K(-\Delta) = K(\Delta), \qquad\allowbreak K(0) = \frac{d}{2},"
+        r" \qquad\allowbreak \lvert K(\Delta) \rvert \le \frac{d}{2}"
+    ),
     summary=r"Swapping the two positions leaves the kernel unchanged, equal positions give $d/2$, and no offset gives "
     r"more than $d/2$ in absolute value.",
     assumptions=(r"$\Delta$ real", "d a positive even integer", r"$\omega_r = b^{-2r/d}$ with base $b > 0$"),
@@ -511,7 +518,8 @@ def check_kernel_symmetry_bound(rng: np.random.Generator) -> None:
     title="Normalizing position ids by the length makes the step depend on the length",
     statement=(
         r"u_t = \frac{t}{L - 1} \;\Longrightarrow\; u_{t+1} - u_t = \frac{1}{L - 1},"
-        r" \qquad \text{which is } \tfrac{1}{4} \text{ at } L = 5 \text{ and } \tfrac{1}{8} \text{ at } L = 9"
+        r" \qquad\allowbreak \text{which is } \tfrac{1}{4} \text{ at } L = 5 \text{ and } \tfrac{1}{8}"
+        r" \text{ at } L = 9"
     ),
     summary=r"Squeezing the ids of a length-$L$ sequence into $[0, 1]$ makes neighbouring tokens $1/(L - 1)$ apart, so "
     r"one token step means different offsets in sequences of different lengths.",
@@ -549,8 +557,8 @@ def check_normalized_ids_step(rng: np.random.Generator) -> None:
     "attention-expansion",
     title="An attention score of summed inputs splits into four terms",
     statement=(
-        r"\begin{aligned} q_t^\top k_s &= (E_t + P_t)^\top A\,(E_s + P_s), \qquad A = W_Q W_K^\top \\"
-        r" &= E_t^\top A E_s + E_t^\top A P_s + P_t^\top A E_s + P_t^\top A P_s \end{aligned}"
+        r"\begin{aligned} q_t^\top k_s &= (E_t + P_t)^\top A\,(E_s + P_s), \quad A = W_Q W_K^\top \\ "
+        r"&= E_t^\top A E_s + E_t^\top A P_s \\ &\quad + P_t^\top A E_s + P_t^\top A P_s \end{aligned}"
     ),
     summary=r"With inputs $x = E + P$ and queries and keys $q = W_Q^\top x$, $k = W_K^\top x$, the score expands into "
     r"content-content, content-position, position-content and position-position parts, all weighted "
@@ -600,9 +608,9 @@ def check_attention_expansion(rng: np.random.Generator) -> None:
     "position-only-counterexample",
     title="A learned matrix can make the position-only score depend on absolute position",
     statement=(
-        r"\begin{gathered} A = e_0 e_0^\top: \quad P(t)^\top A\,P(s) = \sin t\,\sin s, \\"
-        r" 0 \text{ at } (t, s) = (0, 1),"
-        r" \qquad \sin 1 \sin 2 \approx 0.7651 \text{ at } (t, s) = (1, 2) \end{gathered}"
+        r"A = e_0 e_0^\top: \quad P(t)^\top A\,P(s) = \sin t\,\sin s,"
+        r" \qquad\allowbreak 0 \text{ at } (t, s) = (0, 1),"
+        r" \qquad\allowbreak \sin 1 \sin 2 \approx 0.7651 \text{ at } (t, s) = (1, 2)"
     ),
     summary=r"If $A$ keeps only the first sine channel, two position pairs with the same offset get different scores, "
     r"so the position-position term need not be a function of $t - s$.",
@@ -653,9 +661,10 @@ def check_position_only_counterexample(rng: np.random.Generator) -> None:
     "projection-parameters",
     title="Concatenating instead of adding doubles the query projection",
     statement=(
-        r"W_Q \in \mathbb{R}^{d \times d_k}:\ d\,d_k \text{ weights for } E_t + P_t, \qquad"
-        r" W_Q' \in \mathbb{R}^{2d \times d_k}:"
-        r"\ 2\,d\,d_k \text{ weights for } \begin{pmatrix} E_t \\ P_t \end{pmatrix}"
+        r"W_Q \in \mathbb{R}^{d \times d_k}:\ d\,d_k \text{ weights for } E_t + P_t,"
+        r" \qquad\allowbreak W_Q' \in \mathbb{R}^{2d \times d_k}:\ 2\,d\,d_k"
+        r" \text{ weights for } \begin{pmatrix} E_t \\ "
+        r"P_t \end{pmatrix}"
     ),
     summary=r"A sum of two width-$d$ vectors still has width $d$, so its query projection needs $d\,d_k$ weights, "
     r"while the stacked width-$2d$ vector needs $2\,d\,d_k$.",
@@ -696,7 +705,7 @@ def check_projection_parameters(rng: np.random.Generator) -> None:
 @derivation(
     "sum-not-separable",
     title="A sum does not reveal its two summands",
-    statement=r"(E_t + v) + (P_t - v) = E_t + P_t \quad \text{for every } v \in \mathbb{R}^d",
+    statement=r"(E_t + v) + (P_t - v) = E_t + P_t \qquad\allowbreak \text{for every } v \in \mathbb{R}^d",
     summary=r"Moving any vector $v$ from one summand to the other leaves the sum unchanged, so the sum alone cannot "
     r"determine the content and position parts.",
     assumptions=(r"$E_t, P_t, v \in \mathbb{R}^d$",),
@@ -728,8 +737,8 @@ def check_sum_not_separable(rng: np.random.Generator) -> None:
     "residual-jacobian",
     title="A residual block adds the identity to its Jacobian but can still erase its input",
     statement=(
-        r"\frac{\partial}{\partial x}\big(x + F(x)\big) = I + J_F(x), \qquad"
-        r" F(x) = -x \;\Longrightarrow\; x + F(x) = 0"
+        r"\frac{\partial}{\partial x}\big(x + F(x)\big) = I + J_F(x),"
+        r" \qquad\allowbreak F(x) = -x \;\Longrightarrow\; x + F(x) = 0"
     ),
     summary=r"The skip path contributes an identity term to the derivative, yet an update $F(x) = -x$ cancels the "
     r"input, so the original vector is not guaranteed to survive.",

@@ -8,7 +8,7 @@ and the explainer's data script.
 
 from __future__ import annotations
 
-from site_build import derivation_pages, explainer_data, figures, front_matter, markers
+from site_build import citations, derivation_pages, explainer_data, figures, front_matter, markers
 from site_build.state import BUILD
 
 
@@ -34,7 +34,8 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     front_matter.check_scripts(page, files)
-    return markers.expand_markers(markdown, page, config)
+    markdown = markers.expand_markers(markdown, page, config)
+    return citations.bibliography_markdown(markdown, page)
 
 
 def on_page_content(html_content, page, config, files):

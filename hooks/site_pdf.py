@@ -45,9 +45,11 @@ PAGE_WIDTH_MM, PAGE_HEIGHT_MM = 210, 297  # A4
 MARGIN_MM = {"top": 16, "bottom": 18, "left": 16, "right": 16}
 # Removed from every printed article: permalink symbols, buttons, the API's links to its source
 # pages (which are not printed) and the SymPy source on each derivation's page.
+# The References' BibTeX records are left out too: in print the formatted entries are the
+# bibliography, and each record is one click away on the site.
 DROPPED = (
     "a.headerlink, a.anchor-link, a.posenc-figure__enlarge, a.md-content__button, "
-    f".posenc-source-link, .{derivation_pages.SOURCE_CLASS}, script"
+    f".posenc-source-link, .{derivation_pages.SOURCE_CLASS}, details.{citations.BIBTEX_CLASS}, script"
 )
 
 PRINT_CSS = f"""
@@ -58,11 +60,12 @@ body {{ display: block; }}
 .posenc-print-nested {{ margin-top: 2em; }}
 .posenc-print-cover {{ padding-top: 30%; }}
 .posenc-print-cover h1 {{ font-size: 2.4em; color: inherit; margin-bottom: .6em; }}
+.posenc-print-cover__what {{ font-size: 1.15em; }}
 .posenc-print-contents ol {{ list-style: none; padding: 0; margin: 0; }}
 .posenc-print-contents li {{ display: flex; gap: .5em; margin: .2em 0; }}
 .posenc-print-contents li .leader {{ flex: 1; border-bottom: 1px dotted currentColor; margin-bottom: .35em; }}
 .posenc-print-contents .part {{ font-weight: 700; margin-top: 1em; }}
-.md-typeset figure, .md-typeset .posenc-math, .md-typeset pre, .md-typeset tr {{ break-inside: avoid; }}
+.md-typeset figure, .md-typeset .posenc-math {{ break-inside: avoid; }}
 .md-typeset h1, .md-typeset h2, .md-typeset h3, .md-typeset h4 {{ break-after: avoid; }}
 .md-typeset pre > code {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 .md-typeset details > summary::after {{ display: none; }}
@@ -187,11 +190,18 @@ def _stylesheets(soup: BeautifulSoup, page: Article) -> list[str]:
     ]
 
 
-def _cover(release: dict, built: datetime.date, cited_root: str) -> str:
+def _cover(release: dict, built: datetime.date, cited_root: str, articles: list[Article]) -> str:
+    """The first page: the title, what the document is, the release, the build's date, the address to cite."""
     date = release["date"]
+    chapters = sum(1 for page in articles if not page.nested and page.section)
+    derivations = sum(1 for page in articles if page.nested)
     return (
         '<section class="posenc-print-cover">'
         f"<h1>{html.escape(release['title'])}</h1>"
+        f'<p class="posenc-print-cover__what">The posenc site on transformer positional encoding, printed as one '
+        f"document: its {chapters} chapters in the order of the site's menu, with all {derivations} derivations "
+        "and their proof steps, then the references. Every figure was drawn by its script and every derivation "
+        "proved by SymPy when the site was built.</p>"
         f"<p>Version {html.escape(release['version'])}, released {date.day} {date:%B} {date.year}. "
         f"This PDF was built on {built.day} {built:%B} {built.year} from the same sources as the site.</p>"
         f'<p>Address to cite: <a href="{cited_root}">{cited_root}</a>. Each derivation is cited by its '
@@ -255,7 +265,7 @@ class PrintDocument:
             f"<title>{html.escape(self.release['title'])}</title>{links}<style>{PRINT_CSS}</style></head>"
             '<body dir="ltr" data-md-color-scheme="default" data-md-color-primary="indigo" '
             'data-md-color-accent="indigo"><div class="md-typeset">'
-            + _cover(self.release, self.built, self.cited_root)
+            + _cover(self.release, self.built, self.cited_root, self.articles)
             + _contents(self.articles, pages or {})
             + "".join(self.sections)
             + "</div></body></html>"

@@ -99,6 +99,8 @@ def derivation_page(identifier: str, site_url: str) -> str:
     """Derivation ``identifier``'s own page: statement, scope, assumptions, proof steps, the SymPy
     code that proves it and its BibTeX record; the address its BibTeX record cites."""
     entry = REGISTRY[identifier]
+    record = citations.bibtex(entry, site_url)
+    entry_text = citations.reference_block(citations.parse_record(record), own=True)
     ids = [other.id for other in ordered()]
     position = ids.index(identifier)
     front = yaml.safe_dump(
@@ -139,9 +141,8 @@ def derivation_page(identifier: str, site_url: str) -> str:
         f'<div class="{SOURCE_CLASS}" markdown>\n\n'
         f"The proof that `python -m posenc.site.verify` runs for `{identifier}`{checked}, "
         f"from `{source_file(entry)}`:\n\n```python\n{code}```\n\n</div>\n\n"
-        f"## Cite this derivation {{ #cite }}\n\n```bibtex\n{citations.bibtex(entry, site_url)}\n```\n\n"
-        + " · ".join(neighbours)
-        + "\n"
+        f"## Cite this derivation {{ #cite }}\n\n{entry_text}\n\n"
+        f"```bibtex\n{record}\n```\n\n" + " · ".join(neighbours) + "\n"
     )
 
 

@@ -104,6 +104,16 @@ def test_every_article_is_bookmarked_in_nav_order_and_starts_its_pages(reader, p
 
 def test_cover_names_release_build_date_and_address_to_cite(page_texts):
     cover = " ".join(page_texts[0].split())
+    assert cover.startswith(" ".join(CITATION["title"].split()))
+    # What the document is, with its counts taken from the nav and the derivation registry.
+    import posenc.site.derivations  # noqa: F401  (registers every derivation)
+    from posenc.site.registry import REGISTRY
+
+    what = re.search(
+        r"The posenc site on transformer positional encoding, printed as one document: (.*?) Version", cover
+    )
+    assert what, "the cover does not say what the document is"
+    assert f"its {len(_articles())} chapters" in what[1] and f"all {len(REGISTRY)} derivations" in what[1]
     released = datetime.date.fromisoformat(str(CITATION["date-released"]))
     assert f"Version {posenc.__version__}, released {released.day} {released:%B} {released.year}" in cover
     built = re.search(r"built on (\d{1,2} [A-Z][a-z]+ \d{4})", cover)
@@ -176,3 +186,79 @@ def test_derivation_links_land_on_the_derivations_pages(reader, destinations):
             if target is not None:
                 linked.add(str(target).removeprefix("/"))
     assert "derivations-kernel" in linked and "derivations-rope-relative" in linked
+
+
+MM = 72 / 25.4  # PDF points per millimetre
+MARGIN_TOP, MARGIN_BOTTOM = 16 * MM, 18 * MM  # hooks/site_pdf.py's MARGIN_MM
+
+
+def _filled(page) -> float:
+    """How far down its text area a page's content reaches, from 0 (empty) to 1 (to the bottom margin).
+
+    The lowest edge of any text, path or image on the page, leaving out the footer (in the bottom
+    margin) and the page's background (a box as tall as the whole text area)."""
+    _, height = page.get_size()
+    area = height - MARGIN_TOP - MARGIN_BOTTOM
+    bottoms = []
+    for item in page.get_objects(max_depth=8):
+        left, bottom, right, top = item.get_bounds()
+        if bottom < MARGIN_BOTTOM - 1 or top - bottom > 0.9 * area or (top - bottom < 0.01 and right - left < 0.01):
+            continue
+        bottoms.append(bottom)
+    return (height - MARGIN_TOP - min(bottoms)) / area if bottoms else 0.0
+
+
+def test_no_page_is_left_half_empty_before_what_follows(reader):
+    """A page ends half empty only where its chapter ends (the cover and the contents are chapters
+    of their own): no table, figure or code block that did not fit pushed to the next page left
+    more than half a page blank before it. Tables break between rows and code between lines, and a
+    figure is at most about half a page tall, so anything that does not fit starts below the middle."""
+    starts = {reader.get_destination_page_number(entry) for entry in reader.outline if not isinstance(entry, list)}
+    last_pages = {start - 1 for start in starts if start > 0} | {len(reader.pages) - 1}
+    document = pypdfium2.PdfDocument(PDF)
+    try:
+        fills = [_filled(document[number]) for number in range(len(document))]
+    finally:
+        document.close()
+    assert max(fills) > 0.9 and min(fills) < 0.5, "the measure of a page's fill is off: no full page or no short one"
+    half_empty = [
+        (number + 1, round(fill, 2)) for number, fill in enumerate(fills) if fill < 0.5 and number not in last_pages
+    ]
+    assert not half_empty, f"pages (page, fill) less than half filled inside a chapter: {half_empty}"
+
+
+def _table_rows(src: str) -> list[tuple[str, list[str]]]:
+    """(header, body rows) of each table of an article, as squeezed text."""
+    tables = re.findall(r"<table>(.*?)</table>", _built_page(src), re.S)
+    found = []
+    for table in tables:
+        head = re.search(r"<thead>(.*?)</thead>", table, re.S)
+        rows = re.findall(r"<tr>(.*?)</tr>", table.split("</thead>")[-1], re.S)
+        if head and rows:
+            found.append((_squeezed(_plain(head[1])), [_squeezed(_plain(row)) for row in rows]))
+    return found
+
+
+def test_a_table_that_runs_onto_the_next_page_repeats_its_header_there(page_texts):
+    """A long table breaks between rows instead of moving whole to the next page, and each page it
+    runs onto starts with its header row again. Rows are found by their first cell's text."""
+    squeezed = [_squeezed(text) for text in page_texts]
+    spanning = 0
+    for _, src in _articles():
+        for header, rows in _table_rows(src):
+            key = header[:30]
+            first = next((number for number, text in enumerate(squeezed) if key in text), None)
+            if first is None:
+                continue  # the table's header wraps differently in print; nothing to locate it by
+            cells = [row[:12] for row in rows]
+            pages = [
+                next((n for n in range(first, len(squeezed)) if cell and cell in squeezed[n]), None) for cell in cells
+            ]
+            last = max((page for page in pages if page is not None), default=first)
+            if last > first:
+                spanning += 1
+                for page in range(first + 1, last + 1):
+                    assert key in squeezed[page], (
+                        f"{src}: the table headed {header[:40]!r} runs onto page {page + 1} without its header"
+                    )
+    assert spanning, "no table runs over a page break: this test checked nothing"

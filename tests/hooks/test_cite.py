@@ -36,12 +36,20 @@ def test_the_version_is_written_once_in_the_package():
     assert re.fullmatch(r"\d+\.\d+\.\d+", posenc.__version__)
 
 
-def test_every_article_in_the_nav_has_a_record_and_a_table_row():
+def test_every_article_in_the_nav_has_an_entry_linking_it_and_its_record_folded_under_it():
     out = cite_markdown("{{ cite: articles }}")
     found = records(out)
+    blocks = out.split("\n\n</details>")
     for path in articles():
         assert record_key(path) in found, path
-        assert f"]({path})" in out, path
+        (block,) = [block for block in blocks if f"@misc{{{record_key(path)}," in block]
+        # the entry's title links the article, and the record is folded under it, closed
+        entry = re.search(r"^(.*)\n\{ \.posenc-reference \}\n\n<details class=\"posenc-bibtex\" markdown>", block, re.M)
+        assert entry and f"*]({path})" in entry[1], path
+        title = field(found[record_key(path)], "title").strip("{},")
+        assert (
+            f"[*{title}*]({path})" in entry[1] and f"`{field(found[record_key(path)], 'url').strip('{},')}`" in entry[1]
+        )
     assert len(found) == len(articles())
     # the two articles the hand-written list had left out
     assert {"posenc-conventions", "posenc-precision", "posenc-explicit-position-ids"} <= set(found)

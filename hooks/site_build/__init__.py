@@ -24,5 +24,6 @@ Modules:
 ``link_previews``    Open Graph and Twitter card tags, and the card image drawn for each page
 ``last_change``      the line saying when a page's sources last changed in git
 ``first_paint``      the marker that ends what the first paint waits for
+``tables``           wide tables labelled for the phone's stacked layout
 ``docstring_markdown`` the griffe extension that makes the API docstrings safe Markdown
 """

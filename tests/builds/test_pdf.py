@@ -19,7 +19,8 @@ import pypdfium2
 import pytest
 import yaml
 
-import posenc
+import posenc.site.derivations  # registers every derivation, which the cover counts
+from posenc.site.registry import REGISTRY
 from support import ROOT, SITE
 
 PDF = SITE / "posenc.pdf"
@@ -106,9 +107,6 @@ def test_cover_names_release_build_date_and_address_to_cite(page_texts):
     cover = " ".join(page_texts[0].split())
     assert cover.startswith(" ".join(CITATION["title"].split()))
     # What the document is, with its counts taken from the nav and the derivation registry.
-    import posenc.site.derivations  # noqa: F401  (registers every derivation)
-    from posenc.site.registry import REGISTRY
-
     what = re.search(
         r"The posenc site on transformer positional encoding, printed as one document: (.*?) Version", cover
     )
@@ -170,9 +168,6 @@ def test_internal_links_land_inside_the_pdf(reader, destinations):
 def test_derivation_links_land_on_the_derivations_pages(reader, destinations):
     """Each derivation's page is printed after the Derivations index, before the References; a link
     such as {{ ref: kernel }} lands on it, and the index's anchors (#kernel) stay destinations too."""
-    import posenc.site.derivations  # noqa: F401  (registers every derivation)
-    from posenc.site.registry import REGISTRY
-
     first, last = destinations["derivations"], destinations["references"]
     pages = [f"derivations-{identifier}" for identifier in REGISTRY]
     rows = [f"derivations--{identifier}" for identifier in REGISTRY]

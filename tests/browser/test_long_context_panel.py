@@ -212,6 +212,10 @@ IN_VIEW = """async (root) => {
   };
   const [top, bottom] = band();
   const together = bottom - top;
+  // Beside: the drawing and the controls share a band of rows, one to the left of the other.
+  const d = drawing.getBoundingClientRect();
+  const c = root.querySelector('.posenc-widget__controls').getBoundingClientRect();
+  const beside = d.top < c.bottom && c.top < d.bottom && (d.left >= c.right || c.left >= d.right);
   scrollBy({ top: band()[0] - header(), behavior: 'instant' });
   await frames();
   const atOnce = drawingInView() && controls.every(reached);
@@ -222,7 +226,11 @@ IN_VIEW = """async (root) => {
     const name = control.dataset.value || control.dataset.param;
     each.push({ control: name, drawing: drawingInView(), reached: reached(control) });
   }
-  return { together, room: innerHeight - header(), atOnce, each, drawingWidth: drawing.getBoundingClientRect().width };
+  const box = drawing.parentElement;
+  const style = getComputedStyle(box);
+  const space = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const drawingWidth = drawing.getBoundingClientRect().width;
+  return { together, beside, room: innerHeight - header(), atOnce, each, space, drawingWidth };
 }"""
 
 
@@ -235,11 +243,13 @@ def test_the_drawing_is_in_view_with_the_controls(browser, base_url, scheme, siz
     report = page.locator(PANEL).evaluate(IN_VIEW)
     # The drawing and every control fit in the window at once, on a desktop and on a phone.
     assert report["together"] <= report["room"] and report["atOnce"], report
+    # On a desktop the controls sit beside the drawing; on a phone the drawing is above them.
+    assert report["beside"] == (size["width"] >= 1024), report
     if size["width"] < 1024:
         # And on a phone the drawing stays in view above whichever control is scrolled to.
         assert all(item["drawing"] and item["reached"] for item in report["each"]), report
-    # The drawing uses the room it has (up to its widest, 560 px), rather than a fixed size.
-    assert report["drawingWidth"] >= min(0.75 * size["width"], 560) - 40, report
+    # The drawing fills the room it has (up to its widest, 560 px) at 1:1, rather than a fixed size.
+    assert min(report["space"], 560) - 1 <= report["drawingWidth"] <= report["space"], report
     assert not errors
     context.close()
 

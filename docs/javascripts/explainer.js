@@ -18,7 +18,7 @@
   // The arithmetic and the demo's data (explainer-math.js, loaded just before this file).
   const math = window.posencExplainerMath;
   const { WIDTHS, CONTENT, frequencies, wavelengths, sinusoidal, kernel, positionDot, ropeScore, dotMatrix, fixed } = math;
-  const { svgElement, svgText, newCanvas, colourMap, axes, polylinePoints, range } = window.posencPanels.drawing;
+  const { svgElement, svgText, newCanvas, widthOf, inkOn, colourMap, axes, polylinePoints, range } = window.posencPanels.drawing;
 
   // The figures' colour maps (matplotlib's RdBu_r and viridis, sampled at nine points).
   const diverging = colourMap(
@@ -27,7 +27,8 @@
     ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"], 0, 1);
 
   // ---------------------------------------------------------------------------------------
-  // The drawing of each step: built once in its container, it returns draw(params)
+  // The drawing of each step: built in its container at the width it has (text is never
+  // scaled below its size in explainer.css), it returns draw(params)
 
   const DRAWINGS = {
     order(container) {
@@ -57,7 +58,8 @@
         cells.forEach(({ rect, label }, k) => {
           rect.setAttribute("fill", sequential(matrix[k]));
           label.textContent = fixed(matrix[k], 2);
-          label.setAttribute("fill", matrix[k] < 0.55 ? "#ffffff" : "#000000");
+          // Inline, so the scheme's ink (explainer.css) does not override it: the number sits on the cell.
+          label.style.fill = inkOn(sequential(matrix[k]));
         });
       };
     },
@@ -65,15 +67,15 @@
     heatmap(container) {
       const width = WIDTHS.heatmap;
       const length = 50;
-      const cw = 22;
-      const ch = 7;
       const left = 40;
-      const top = 34;
-      const svg = newCanvas(container, left + width * cw + 10, top + length * ch + 24);
-      svgText(svg, left + (width * cw) / 2, 12, "channel (even: sin, odd: cos) →", { "text-anchor": "middle", class: "posenc-svg__muted" });
-      for (let c = 0; c < width; c += 2) svgText(svg, left + (c + 0.5) * cw, top - 5, String(c), { "text-anchor": "middle", class: "posenc-svg__small" });
+      const top = 36;
+      const cw = Math.floor((widthOf(container, left + width * 22 + 10) - left - 10) / width);
+      const ch = 7;
+      const svg = newCanvas(container, left + width * cw + 10, top + length * ch + 26);
+      svgText(svg, left + (width * cw) / 2, 13, "channel (even: sin, odd: cos) →", { "text-anchor": "middle", class: "posenc-svg__label" });
+      for (let c = 0; c < width; c += 2) svgText(svg, left + (c + 0.5) * cw, top - 6, String(c), { "text-anchor": "middle", class: "posenc-svg__small" });
       for (let t = 0; t < length; t += 10) svgText(svg, left - 5, top + t * ch + ch, String(t), { "text-anchor": "end", class: "posenc-svg__small" });
-      svgText(svg, 0, 0, "position →", { "text-anchor": "middle", class: "posenc-svg__muted", transform: `translate(10 ${top + (length * ch) / 2}) rotate(90)` });
+      svgText(svg, 0, 0, "position →", { "text-anchor": "middle", class: "posenc-svg__label", transform: `translate(10 ${top + (length * ch) / 2}) rotate(90)` });
       // The 1000 cells are one pixel each of a small bitmap, stretched: one SVG node instead of
       // a thousand keeps the layout after every input cheap.
       const bitmap = document.createElement("canvas");
@@ -104,7 +106,7 @@
       const row = outline({ x: left, y: top, width: width * cw, height: ch }, "band");
       const column = outline({ x: left, y: top, width: cw, height: length * ch }, "band");
       const mark = outline({ x: left - 1, y: top - 1, width: cw + 2, height: ch + 2 }, "mark");
-      svgText(svg, left + (width * cw) / 2, top + length * ch + 16, "colour: −1 blue, 0 white, +1 red", { "text-anchor": "middle", class: "posenc-svg__small" });
+      svgText(svg, left + (width * cw) / 2, top + length * ch + 18, "colour: −1 blue, 0 white, +1 red", { "text-anchor": "middle", class: "posenc-svg__small" });
       return ({ position, dimension }) => {
         row.style.transform = `translate(0px, ${position * ch}px)`;
         column.style.transform = `translate(${dimension * cw}px, 0px)`;
@@ -115,13 +117,14 @@
     bands(container) {
       const channels = [0, 2, 4, 6];
       const last = 200;
-      const box = { left: 84, top: 12, width: 470, height: 0 };
+      const outer = widthOf(container, 568);
+      const box = { left: 84, top: 12, width: outer - 98, height: 0 };
       const rowHeight = 60;
-      const svg = newCanvas(container, box.left + box.width + 14, box.top + channels.length * rowHeight + 36);
+      const svg = newCanvas(container, outer, box.top + channels.length * rowHeight + 40);
       const omega = frequencies(WIDTHS.bands);
       const lambda = wavelengths(WIDTHS.bands);
       const sx = (t) => box.left + (t / last) * box.width;
-      const samples = range(0, 801).map((k) => (k * last) / 800);
+      const samples = range(0, 401).map((k) => (k * last) / 400);
       const bands = channels.map((channel, index) => {
         const middle = box.top + index * rowHeight + rowHeight / 2;
         const group = svgElement("g", { class: "posenc-svg__wave" }, svg);
@@ -137,8 +140,8 @@
         return group;
       });
       const axisY = box.top + channels.length * rowHeight + 4;
-      for (const t of [0, 50, 100, 150, 200]) svgText(svg, sx(t), axisY + 12, String(t), { "text-anchor": "middle", class: "posenc-svg__small" });
-      svgText(svg, box.left + box.width / 2, axisY + 28, "position t (bar: one wavelength)", { "text-anchor": "middle", class: "posenc-svg__muted" });
+      for (const t of [0, 50, 100, 150, 200]) svgText(svg, sx(t), axisY + 13, String(t), { "text-anchor": "middle", class: "posenc-svg__small" });
+      svgText(svg, box.left + box.width / 2, axisY + 31, "position t (bar: one wavelength)", { "text-anchor": "middle", class: "posenc-svg__label" });
       return ({ dimension }) => {
         bands.forEach((group, index) => group.classList.toggle("is-selected", channels[index] === dimension));
       };
@@ -146,10 +149,12 @@
 
     distance(container) {
       const width = WIDTHS.distance;
-      const cw = 28;
       const left = 64;
-      const svg = newCanvas(container, left + width * cw + 14, 330);
-      for (let c = 0; c < width; c += 1) svgText(svg, left + (c + 0.5) * cw, 14, String(c), { "text-anchor": "middle", class: "posenc-svg__small" });
+      const cw = Math.floor((widthOf(container, left + width * 28 + 14) - left - 14) / width);
+      const svg = newCanvas(container, left + width * cw + 14, 336);
+      // Every channel numbered when the cells leave room for two digits, every other one if not.
+      const every = cw >= 20 ? 1 : 2;
+      for (let c = 0; c < width; c += every) svgText(svg, left + (c + 0.5) * cw, 14, String(c), { "text-anchor": "middle", class: "posenc-svg__small" });
       const strips = [0, 1].map((s) => {
         const y = 24 + s * 34;
         const label = svgText(svg, left - 8, y + 17, "", { "text-anchor": "end" });
@@ -157,8 +162,11 @@
           svgElement("rect", { x: left + c * cw + 1, y, width: cw - 2, height: 28, rx: 2 }, svg));
         return { label, cells };
       });
-      svgText(svg, left + (width * cw) / 2, 106, "channel values of P(i) and P(j), from −1 (blue) to 1 (red)", { "text-anchor": "middle", class: "posenc-svg__muted" });
-      const box = { left, top: 130, width: width * cw, height: 150 };
+      const caption = svgText(svg, left + (width * cw) / 2, 106, "", { "text-anchor": "middle", class: "posenc-svg__label" });
+      // On a narrow drawing the caption takes two lines.
+      const lines = cw >= 24 ? ["channel values of P(i) and P(j), from −1 (blue) to 1 (red)"] : ["channel values of P(i) and P(j),", "from −1 (blue) to 1 (red)"];
+      lines.forEach((line, k) => svgElement("tspan", { x: left + (width * cw) / 2, dy: k ? 16 : 0 }, caption).append(line));
+      const box = { left, top: 140, width: width * cw, height: 146 };
       const offsets = range(0, 20);
       const values = offsets.map((d) => kernel(d, width));
       const { sx, sy } = axes(svg, box, [0, 19], [3, 8.5], {
@@ -182,13 +190,16 @@
       const width = WIDTHS.rope;
       const pairs = width / 2;
       const size = 150;
-      const svg = newCanvas(container, pairs * size, size + 44);
+      const across = widthOf(container, pairs * size) >= pairs * size ? pairs : 2;
+      const rowHeight = size + 48;
+      const svg = newCanvas(container, across * size, Math.ceil(pairs / across) * rowHeight);
       const theta = frequencies(width);
       const radius = Math.hypot(CONTENT[0], CONTENT[1]);
       const scale = 56 / radius;
       const panels = range(0, pairs).map((r) => {
-        const cx = r * size + size / 2;
-        const cy = size / 2 + 8;
+        const cx = (r % across) * size + size / 2;
+        const top = Math.floor(r / across) * rowHeight;
+        const cy = top + size / 2 + 8;
         const panel = svgElement("g", { transform: `translate(${cx} ${cy}) scale(1 -1)` }, svg);
         svgElement("line", { x1: -68, x2: 68, y1: 0, y2: 0, class: "posenc-svg__zero" }, panel);
         svgElement("line", { x1: 0, x2: 0, y1: -68, y2: 68, class: "posenc-svg__zero" }, panel);
@@ -203,9 +214,9 @@
           svgElement("polygon", { points: head.map((p) => p.map((v) => v.toFixed(2)).join(",")).join(" ") }, group);
           return group;
         });
-        svgText(svg, cx, 14, `pair ${r}`, { "text-anchor": "middle" });
-        const caption = svgText(svg, cx, size + 24, "", { "text-anchor": "middle", class: "posenc-svg__small" });
-        const angleText = svgText(svg, cx, size + 39, "", { "text-anchor": "middle", class: "posenc-svg__small" });
+        svgText(svg, cx, top + 14, `pair ${r}`, { "text-anchor": "middle" });
+        const caption = svgText(svg, cx, top + size + 24, "", { "text-anchor": "middle", class: "posenc-svg__small" });
+        const angleText = svgText(svg, cx, top + size + 40, "", { "text-anchor": "middle", class: "posenc-svg__small" });
         return { arrows, caption, angleText, theta: theta[r] };
       });
       return ({ m, n }) => {
@@ -222,16 +233,20 @@
     compare(container) {
       const width = WIDTHS.compare;
       const last = 40;
-      const box = { left: 56, top: 36, width: 500, height: 220 };
-      const svg = newCanvas(container, box.left + box.width + 12, box.top + box.height + 40);
+      const outer = widthOf(container, 568);
+      // The legend's two entries side by side when they fit, one above the other if not.
+      const stacked = outer < 480;
+      const box = { left: 56, top: stacked ? 56 : 36, width: outer - 68, height: 220 };
+      const svg = newCanvas(container, outer, box.top + box.height + 42);
       const { sx, sy } = axes(svg, box, [0, last], [-0.5, 4.5], {
         xTicks: [0, 10, 20, 30, 40], yTicks: [0, 1, 2, 3, 4], xLabel: "key position n", yLabel: "similarity",
       });
       const legend = svgElement("g", { class: "posenc-svg__legend" }, svg);
       svgElement("line", { x1: box.left, x2: box.left + 22, y1: 12, y2: 12, class: "posenc-svg__curve posenc-svg__blue" }, legend);
       svgText(legend, box.left + 28, 16, "sinusoidal P(m)·P(n)");
-      svgElement("line", { x1: box.left + 190, x2: box.left + 212, y1: 12, y2: 12, class: "posenc-svg__curve posenc-svg__vermillion posenc-svg__dashed" }, legend);
-      svgText(legend, box.left + 218, 16, "RoPE q(m)·k(n)");
+      const [dx, dy] = stacked ? [0, 20] : [190, 0];
+      svgElement("line", { x1: box.left + dx, x2: box.left + dx + 22, y1: 12 + dy, y2: 12 + dy, class: "posenc-svg__curve posenc-svg__vermillion posenc-svg__dashed" }, legend);
+      svgText(legend, box.left + dx + 28, 16 + dy, "RoPE q(m)·k(n)");
       const mLine = svgElement("line", { y1: box.top, y2: box.top + box.height, class: "posenc-svg__guide" }, svg);
       const mLabel = svgText(svg, 0, box.top + 12, "", { class: "posenc-svg__muted" });
       const sinLine = svgElement("polyline", { class: "posenc-svg__curve posenc-svg__blue" }, svg);

@@ -17,13 +17,19 @@
   if (window.posencLongContext) return; // a second copy of the script changes nothing
 
   const math = window.posencLongContextMath;
-  const { svgElement, svgText, newCanvas, axes, polylinePoints } = window.posencPanels.drawing;
+  const { svgElement, svgText, newCanvas, widthOf, axes, polylinePoints } = window.posencPanels.drawing;
+  // The drawing's height when its box has none; explainer.css reserves the box's height before the
+  // script runs (no shift of the page), taller beside the controls than above them.
+  const HEIGHT = 240;
   const TABLE_COLUMNS = ["pair", "turns", "slowdown", "targetTurns"];
 
   /** Each pair's slow-down omega / omega' on a log2 axis, the critical dimension and the scale marked. */
   function buildDrawing(container) {
-    const box = { left: 46, top: 14, width: 360, height: 170 };
-    const svg = newCanvas(container, box.left + box.width + 10, box.top + box.height + 40);
+    // As wide as the room it has (up to 560 px), as tall as the reserved box.
+    const width = widthOf(container, 560);
+    const height = Math.floor(container.clientHeight) || HEIGHT;
+    const box = { left: 52, top: 16, width: width - 64, height: height - 16 - 44 };
+    const svg = newCanvas(container, width, height);
     let frame = null;
     const pairs = math.frequencies().map((_, r) => r);
     return (params) => {
@@ -50,18 +56,22 @@
       const critical = math.criticalDimension(math.DIM, setting.training);
       if (critical >= 0 && critical <= pairs.length - 1) {
         svgElement("line", { x1: sx(critical), x2: sx(critical), y1: box.top, y2: box.top + box.height, class: "posenc-svg__guide" }, frame);
-        svgText(frame, sx(critical) - 4, box.top + 12, "r_c", { "text-anchor": "end", class: "posenc-svg__muted" });
+        // r with a subscript c, as the page writes the critical dimension.
+        const label = svgText(frame, sx(critical) - 5, box.top + 12, "r", { "text-anchor": "end", class: "posenc-svg__muted posenc-svg__math" });
+        label.replaceChildren("r", svgElement("tspan", { dy: 4, class: "posenc-svg__sub" }));
+        label.lastChild.textContent = "c";
       }
       if (setting.scale > 1) {
         const level = Math.log2(setting.scale);
         svgElement("line", { x1: box.left, x2: box.left + box.width, y1: sy(level), y2: sy(level), class: "posenc-svg__guide" }, frame);
-        svgText(frame, box.left + 4, sy(level) - 4, `s = ${setting.scale}`, { class: "posenc-svg__muted" });
+        svgText(frame, box.left + 6, sy(level) - 5, `s = ${setting.scale}`, { class: "posenc-svg__muted" });
       }
       svgElement("polyline", { points: polylinePoints(pairs, slowdowns, sx, sy), class: "posenc-svg__curve posenc-svg__blue" }, frame);
     };
   }
 
   function buildTable(body) {
+    body.replaceChildren(); // built again when the drawing's width changes
     const cells = math.TABLE_PAIRS.map(() => {
       const row = document.createElement("tr");
       const out = {};

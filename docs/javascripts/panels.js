@@ -1,7 +1,7 @@
 /* The one way to make an interactive panel: drawing helpers, control wiring and registration.
  *
  * A panel is an element [data-panel="NAME"] on a page, written by the page marker
- * {{ panel: NAME }} from its template (docs/panels/NAME.html, hooks/site_build/panels.py), and a
+ * {{ panel: NAME }} from its description (docs/panels/NAME.yml, hooks/site_build/panels.py), and a
  * script that calls window.posencPanels.register(NAME, {...}). Registration names the panel's
  * parameters (the data-param of its controls), its readouts and its drawing:
  *
@@ -10,7 +10,9 @@
  *   texts       optional: params -> { key: text } for [data-text="key"]
  *   valueTexts  optional: params -> { param: text } shown beside a slider and given as its
  *               aria-valuetext (a slider left out shows its bare value)
- *   build       optional: root -> draw(params), which builds the drawing once and redraws it
+ *   build       optional: root -> draw(params), which builds the drawing and redraws it; it is
+ *               called again when the drawing's width changes, so it lays out for that width
+ *               (drawing.widthOf) and may be called more than once
  *
  * Pages that use a panel name this file in their front matter (`scripts:`) before the panel's
  * own script. tests/browser/test_panels.py moves every control of every registered panel in Chromium.
@@ -64,27 +66,61 @@
     };
   }
 
-  /** A line chart's axes: maps data to the plot box and draws the frame and ticks. */
+  /** The width of a box's content (its padding aside), in whole CSS px. */
+  function contentWidth(box) {
+    const style = getComputedStyle(box);
+    return Math.floor(box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight));
+  }
+
+  /**
+   * The width to draw at: the room the container gives, never more than `widest`. Drawings are
+   * laid out at this width and shown at 1:1, so their text keeps its size on a narrow screen.
+   */
+  function widthOf(container, widest) {
+    const room = contentWidth(container);
+    return room > 0 ? Math.min(widest, room) : widest;
+  }
+
+  /** Black or white, whichever contrasts more with the colour `rgb(r,g,b)` (WCAG's luminance). */
+  function inkOn(colour) {
+    const channels = colour.match(/\d+/g).slice(0, 3).map((c) => {
+      const v = Number(c) / 255;
+      return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    const luminance = 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2];
+    // Contrast with black (L + 0.05) / 0.05 against with white 1.05 / (L + 0.05).
+    return (luminance + 0.05) ** 2 > 0.05 * 1.05 ? "#000000" : "#ffffff";
+  }
+
+  /**
+   * A line chart's axes in the static figures' style: left and bottom spines only, ticks outward,
+   * labels in the page's ink. Maps data to the plot box and returns the maps.
+   */
   function axes(svg, box, xRange, yRange, { xTicks = [], yTicks = [], xLabel = "", yLabel = "" } = {}) {
     const [x0, x1] = xRange;
     const [y0, y1] = yRange;
     const sx = (x) => box.left + ((x - x0) / (x1 - x0)) * box.width;
     const sy = (y) => box.top + box.height - ((y - y0) / (y1 - y0)) * box.height;
+    const bottom = box.top + box.height;
     const frame = svgElement("g", { class: "posenc-svg__axes" }, svg);
-    svgElement("rect", { x: box.left, y: box.top, width: box.width, height: box.height, class: "posenc-svg__frame" }, frame);
+    svgElement("line", { x1: box.left, x2: box.left + box.width, y1: bottom, y2: bottom }, frame);
+    svgElement("line", { x1: box.left, x2: box.left, y1: box.top, y2: bottom }, frame);
     for (const x of xTicks) {
-      svgElement("line", { x1: sx(x), x2: sx(x), y1: box.top + box.height, y2: box.top + box.height + 4 }, frame);
-      svgText(frame, sx(x), box.top + box.height + 15, String(x), { "text-anchor": "middle" });
+      svgElement("line", { x1: sx(x), x2: sx(x), y1: bottom, y2: bottom + 4 }, frame);
+      svgText(frame, sx(x), bottom + 17, String(x), { "text-anchor": "middle" });
     }
     for (const y of yTicks) {
       svgElement("line", { x1: box.left - 4, x2: box.left, y1: sy(y), y2: sy(y) }, frame);
       svgText(frame, box.left - 7, sy(y) + 4, String(y), { "text-anchor": "end" });
     }
-    if (xLabel) svgText(frame, box.left + box.width / 2, box.top + box.height + 31, xLabel, { "text-anchor": "middle" });
+    if (xLabel) {
+      svgText(frame, box.left + box.width / 2, bottom + 35, xLabel, { "text-anchor": "middle", class: "posenc-svg__label" });
+    }
     if (yLabel) {
       svgText(frame, 0, 0, yLabel, {
         "text-anchor": "middle",
-        transform: `translate(12 ${box.top + box.height / 2}) rotate(-90)`,
+        class: "posenc-svg__label",
+        transform: `translate(13 ${box.top + box.height / 2}) rotate(-90)`,
       });
     }
     return { sx, sy };
@@ -152,7 +188,20 @@
     if (held.join() !== [...panel.params].sort().join()) {
       console.error(`panel ${name}: its controls are ${held.join(", ")}, its registration names ${panel.params.join(", ")}`);
     }
-    const draw = panel.build ? panel.build(root) : () => {};
+    let draw = panel.build ? panel.build(root) : () => {};
+    // A drawing is laid out for the width it has: when that changes (a phone turned, a window
+    // resized), it is built again at the new width and drawn for the controls' values.
+    const container = root.querySelector("[data-drawing]");
+    if (panel.build && container && window.ResizeObserver) {
+      let built = contentWidth(container);
+      new ResizeObserver(() => {
+        const width = contentWidth(container);
+        if (width === built || width === 0) return;
+        built = width;
+        draw = panel.build(root);
+        draw(readParams(root));
+      }).observe(container);
+    }
 
     function render() {
       const params = readParams(root);
@@ -210,7 +259,7 @@
     else follow();
   }
 
-  const drawing = Object.freeze({ svgElement, svgText, newCanvas, colourMap, axes, polylinePoints, range });
+  const drawing = Object.freeze({ svgElement, svgText, newCanvas, widthOf, inkOn, colourMap, axes, polylinePoints, range });
 
   window.posencPanels = Object.freeze({
     register,

@@ -18,6 +18,10 @@ A description is a mapping with these keys (``?`` marks the optional ones):
     ``true`` for a panel hidden without JavaScript (the class ``posenc-widget--scripted``).
 ``anchor?``
     An ``id`` for the panel's element, so that links can point at it.
+``layout?``
+    ``stacked`` (the default): controls, readouts, drawing, one under the other. ``beside``: on a
+    wide panel the controls in a column beside the drawing; on a narrow one the drawing above the
+    controls, kept in view while they scroll (the class ``posenc-widget--beside``).
 ``controls``
     A list; each entry is a slider (``param``, ``label``, ``min``, ``max``, ``step``, ``value``,
     ``shown``: the value as the label shows it; ``id?``, the input's, ``NAME-PARAM`` unless
@@ -60,6 +64,7 @@ PANEL_KEYS = {
     "note": False,
     "scripted": False,
     "anchor": False,
+    "layout": False,
     "controls": True,
     "readouts": True,
     "formula": False,
@@ -77,6 +82,7 @@ SLIDER_KEYS = {
     "id": False,
 }
 CHOICE_KEYS = {"param": True, "legend": True, "choices": True, "value": True, "id": False, "wide": False}
+LAYOUTS = ("stacked", "beside")
 READOUT_KEYS = {"key": True, "label": True, "value": True}
 PART_KEYS = {"text": True, "value": True}
 TABLE_KEYS = {"caption": True, "columns": True}
@@ -184,6 +190,11 @@ def render_panel(name: str, description: Any, source: str) -> str:
     if note_key not in spec:
         d.fail(note_key, "missing")
     classes = "posenc-widget posenc-widget--scripted" if scripted else "posenc-widget"
+    layout = d.text(spec.get("layout", "stacked"), "layout")
+    if layout not in LAYOUTS:
+        d.fail("layout", f"must be one of {', '.join(LAYOUTS)}, not {layout!r}")
+    if layout != "stacked":
+        classes += f" posenc-widget--{layout}"
     anchor = f' id="{html.escape(d.key(spec["anchor"], "anchor"))}"' if "anchor" in spec else ""
     title_id = f"try-{name}"
     lines = [

@@ -139,6 +139,93 @@ def test_the_panel_fits_a_phone_and_axe_finds_nothing(browser, base_url, axe_scr
     context.close()
 
 
+# The drawing and the controls where the reader sees them. `together`: how tall the band from the
+# top of the drawing or the first control to the bottom of the last is, against the window's room
+# under the header. `at_once`: with that band's top scrolled just under the header, whether the
+# drawing is wholly in view and every control's centre reaches it. `each`: with each control
+# scrolled into the middle of the window in turn, whether the drawing is then wholly in view.
+IN_VIEW = """async (root) => {
+  // A block far down the page is skipped (content-visibility in posenc.css) until it comes into
+  // view, and only then laid out at its real size and hit-tested: the panel is scrolled into view
+  // first, and after a scroll the measures wait for the next frames.
+  const frames = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  root.scrollIntoView({ block: 'start', behavior: 'instant' });
+  await frames();
+  const header = () => document.querySelector('.md-header').getBoundingClientRect().bottom;
+  const drawing = root.querySelector('[data-drawing] svg');
+  const controls = Array.from(root.querySelectorAll('[data-param]'));
+  const parts = [drawing, ...root.querySelectorAll('.posenc-control')];
+  const band = () => {
+    const boxes = parts.map((node) => node.getBoundingClientRect());
+    return [Math.min(...boxes.map((b) => b.top)), Math.max(...boxes.map((b) => b.bottom))];
+  };
+  const drawingInView = () => {
+    const d = drawing.getBoundingClientRect();
+    return d.top >= header() - 0.5 && d.bottom <= innerHeight + 0.5;
+  };
+  const reached = (control) => {
+    const c = control.getBoundingClientRect();
+    return document.elementFromPoint(c.x + c.width / 2, c.y + c.height / 2) === control;
+  };
+  const [top, bottom] = band();
+  const together = bottom - top;
+  // Beside: the drawing and the controls share a band of rows, one to the left of the other.
+  const d = drawing.getBoundingClientRect();
+  const c = root.querySelector('.posenc-widget__controls').getBoundingClientRect();
+  const beside = d.top < c.bottom && c.top < d.bottom && (d.left >= c.right || c.left >= d.right);
+  scrollBy({ top: band()[0] - header(), behavior: 'instant' });
+  await frames();
+  const atOnce = drawingInView() && controls.every(reached);
+  const each = [];
+  for (const control of controls) {
+    control.scrollIntoView({ block: 'center', behavior: 'instant' });
+    await frames();
+    const name = control.dataset.value || control.dataset.param;
+    each.push({ control: name, drawing: drawingInView(), reached: reached(control) });
+  }
+  const box = drawing.parentElement;
+  const style = getComputedStyle(box);
+  const space = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const drawingWidth = drawing.getBoundingClientRect().width;
+  return { together, beside, room: innerHeight - header(), atOnce, each, space, drawingWidth };
+}"""
+
+
+@pytest.mark.parametrize(
+    "size", [{"width": 1280, "height": 800}, {"width": 390, "height": 844}], ids=["desktop", "phone"]
+)
+def test_the_drawing_is_in_view_with_the_controls(browser, base_url, scheme, size):
+    context = new_context(browser, scheme, viewport=size)
+    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
+    report = page.locator(PANEL).evaluate(IN_VIEW)
+    # The drawing and every control fit in the window at once, on a desktop and on a phone.
+    assert report["together"] <= report["room"] and report["atOnce"], report
+    # On a desktop the controls sit beside the drawing; on a phone the drawing is above them.
+    assert report["beside"] == (size["width"] >= 1024), report
+    if size["width"] < 1024:
+        # And on a phone the drawing stays in view above whichever control is scrolled to.
+        assert all(item["drawing"] and item["reached"] for item in report["each"]), report
+    # The drawing fills the room it has (up to its widest, 560 px) at 1:1, rather than a fixed size.
+    assert min(report["space"], 560) - 1 <= report["drawingWidth"] <= report["space"], report
+    assert not errors
+    context.close()
+
+
+def test_the_critical_dimension_is_labelled_with_a_subscript(context, base_url):
+    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
+    texts = page.locator(f"{PANEL} svg text").evaluate_all("ts => ts.map((t) => t.textContent)")
+    assert not [text for text in texts if "_" in text], texts
+    label = page.locator(f"{PANEL} svg text", has=page.locator("tspan")).first
+    parts = label.evaluate("t => [t.firstChild.textContent, t.querySelector('tspan').textContent]")
+    assert parts == ["r", "c"]
+    # The c is set lower than the r and smaller: a subscript.
+    r, c = label.evaluate(
+        "t => [0, 1].map((k) => { const b = t.getExtentOfChar(k); return [b.y + b.height, b.height]; })"
+    )
+    assert c[0] > r[0] and c[1] < r[1], (r, c)
+    assert not errors
+
+
 def test_without_javascript_the_panel_is_hidden_and_the_figure_stays(browser, base_url):
     context = new_context(browser, java_script_enabled=False)
     page = context.new_page()

@@ -8,7 +8,10 @@ what the registration computes for the controls' values, with no console error; 
 are labelled, grouped and focusable and the readouts announced; the numbers the built page
 shows before any script runs are the ones the script writes; and every page with panels, reached
 by Material's instant navigation, brings its scripts and wires each panel exactly once. What the
-numbers should be is ``test_explainer_math.py``'s and ``test_long_context_math.py``'s concern.
+numbers should be is ``test_explainer_math.py``'s and ``test_long_context_math.py``'s concern. On
+a phone and a desktop, in both colour schemes, every control is a touch target of 44 x 44 CSS px,
+the drawings' text is at least 11 px as displayed, and every text reaches 4.5:1 contrast with what
+it sits on.
 """
 
 from __future__ import annotations
@@ -406,4 +409,132 @@ def test_instant_navigation_brings_the_scripts_and_wires_every_panel_exactly_onc
             assert expected is None or state["readouts"] == expected, (name, move)
             assert root.evaluate(SNAPSHOT) == fresh_root.evaluate(SNAPSHOT), (name, move)
     assert not errors and not fresh_errors, (errors, fresh_errors)
+
+
+# The sizes the panels are held to: a phone's and a small laptop's window.
+VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+TOUCH = 44  # CSS px, both ways (WCAG 2.5.5)
+SMALLEST_TEXT = 11  # CSS px as displayed
+CONTRAST = 4.5  # WCAG 1.4.3, for text of any size
+
+# What every panel of the page shows, measured where it is shown: each control's box and whether
+# pointer input at its corners and centre reaches it; each drawing text's size on screen (its
+# font size times the drawing's scale); each text's colour against what it sits on, backgrounds
+# composited from the canvas up (an SVG text on a filled shape sits on that shape's fill).
+MEASURE = """async () => {
+  const parse = (value) => {
+    const m = value.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const [r, g, b, a = 1] = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [r, g, b, a];
+  };
+  const over = (top, bottom) => top.slice(0, 3).map((c, k) => c * top[3] + bottom[k] * (1 - top[3])).concat(1);
+  const luminance = (rgb) => {
+    const [r, g, b] = rgb.slice(0, 3).map((c) => {
+      const v = c / 255;
+      return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const ratio = (a, b) => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  const htmlBackground = (element) => {
+    const chain = [];
+    for (let node = element; node; node = node.parentElement) chain.unshift(node);
+    let colour = [255, 255, 255, 1];
+    for (const node of chain) {
+      const own = parse(getComputedStyle(node).backgroundColor);
+      if (own && own[3] > 0) colour = over(own, colour);
+    }
+    return colour;
+  };
+  const shapes = new Set(["rect", "circle", "ellipse", "polygon", "path"]);
+  const svgBackground = (text) => {
+    const box = text.getBoundingClientRect();
+    const stack = document.elementsFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+    const below = stack.slice(stack.indexOf(text) + 1);
+    const svg = text.ownerSVGElement;
+    let colour = htmlBackground(svg.parentElement);
+    const fills = [];
+    for (const node of below) {
+      if (!svg.contains(node) || node === svg) break;
+      const fill = shapes.has(node.tagName) ? parse(getComputedStyle(node).fill) : null;
+      if (fill) fills.unshift(fill);
+    }
+    for (const fill of fills) colour = over(fill, colour);
+    return colour;
+  };
+  // A block far down the page is skipped (content-visibility in posenc.css) until it comes into
+  // view, and only then laid out at its real size and hit-tested: each panel is scrolled into
+  // view first, and after a scroll the measures wait for the next frames.
+  const frames = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const show = async (node) => {
+    const box = node.getBoundingClientRect();
+    if (box.top >= header && box.bottom <= innerHeight) return;
+    node.scrollIntoView({ block: "center", behavior: "instant" });
+    await frames();
+  };
+  const header = document.querySelector(".md-header").getBoundingClientRect().bottom;
+  const report = { controls: [], sizes: [], contrast: [] };
+  for (const root of document.querySelectorAll("[data-panel]")) {
+    const name = root.dataset.panel;
+    root.scrollIntoView({ block: "start", behavior: "instant" });
+    await frames();
+    for (const control of root.querySelectorAll("[data-param]")) {
+      await show(control);
+      const box = control.getBoundingClientRect();
+      const inset = 2;
+      const [left, right, top, bottom] = [box.x + inset, box.right - inset, box.y + inset, box.bottom - inset];
+      const middle = [(left + right) / 2, (top + bottom) / 2];
+      const points = [middle, [left, top], [right, top], [left, bottom], [right, bottom]];
+      const reached = points.every(([x, y]) => y > header && document.elementFromPoint(x, y) === control);
+      report.controls.push({ name, control: control.dataset.value || control.dataset.param,
+        width: box.width, height: box.height, reached });
+    }
+    for (const text of root.querySelectorAll("svg text, svg tspan")) {
+      const owner = text.closest("text");
+      const matrix = owner.getScreenCTM();
+      const size = parseFloat(getComputedStyle(text).fontSize) * Math.hypot(matrix.a, matrix.b);
+      if (text.textContent.trim()) report.sizes.push({ name, text: text.textContent, size });
+    }
+    const texts = Array.from(root.querySelectorAll("*")).filter((node) =>
+      Array.from(node.childNodes).some((child) => child.nodeType === 3 && child.textContent.trim()) &&
+      node.getClientRects().length > 0 && getComputedStyle(node).visibility === "visible");
+    for (const node of texts) {
+      const inSvg = node instanceof SVGElement;
+      if (inSvg) await show(node);
+      const style = getComputedStyle(node);
+      const background = inSvg ? svgBackground(node.closest("text")) : htmlBackground(node);
+      const ink = over(parse(inSvg ? style.fill : style.color), background);
+      report.contrast.push({ name, text: node.textContent.trim().slice(0, 40), ratio: ratio(ink, background),
+        ink: ink.map(Math.round).join(","), background: background.map(Math.round).join(",") });
+    }
+  }
+  return report;
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("size", VIEWPORTS)
+def test_every_control_is_a_touch_target_and_every_text_legible(browser, base_url, site_dir, scheme, size):
+    context = new_context(browser, scheme, viewport=VIEWPORTS[size])
+    for path, names in page_panels(site_dir).items():
+        page, errors = open_page_with_errors(context, base_url + path, wait_until_live)
+        report = page.evaluate(MEASURE)
+        assert {control["name"] for control in report["controls"]} == set(names), path
+        small = [c for c in report["controls"] if min(c["width"], c["height"]) < TOUCH or not c["reached"]]
+        assert small == [], f"{path}: controls under {TOUCH} x {TOUCH} px or covered"
+        assert report["sizes"], path
+        tiny = [text for text in report["sizes"] if text["size"] < SMALLEST_TEXT - 0.01]
+        assert tiny == [], f"{path}: drawing text under {SMALLEST_TEXT} px"
+        faint = [text for text in report["contrast"] if text["ratio"] < CONTRAST]
+        assert faint == [], f"{path}: text under {CONTRAST}:1"
+        # Every panel's title, its readouts' labels and numbers, and its drawing were measured.
+        measured = {text["text"] for text in report["contrast"]}
+        for readout in page.locator("[data-panel] [data-readout]").all():
+            assert readout.text_content().strip()[:40] in measured, path
+        assert not errors, (path, errors)
+        page.close()
     context.close()

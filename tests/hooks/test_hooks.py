@@ -531,7 +531,8 @@ def test_the_first_paint_marker_closes_a_short_article_and_leaves_other_pages_al
 def test_a_panel_marker_writes_its_template_with_the_starting_numbers_computed():
     html = expand("Before.\n\n{{ panel: long-context }}\n\nAfter.\n", "long-context.md")
     assert html.startswith(
-        'Before.\n\n<div class="posenc-widget posenc-widget--scripted" id="panel" data-panel="long-context"'
+        'Before.\n\n<div class="posenc-widget posenc-widget--scripted posenc-widget--beside" id="panel"'
+        ' data-panel="long-context"'
     ) and html.endswith("</div>\n\nAfter.\n")
     assert "{{" not in html
     critical = format(posenc.critical_dimension(128, 4096), ".2f")

@@ -87,6 +87,7 @@ def test_the_optional_parts_write_their_markup():
             scripted=True,
             note="A note with <code>posenc</code>.",
             anchor="panel",
+            layout="beside",
             reserve_drawing=True,
             formula=["Pair 0: ", {"text": "q", "value": "[1, 0]"}, "."],
             table={"caption": "Pairs", "columns": ["r", "Turns"]},
@@ -97,7 +98,8 @@ def test_the_optional_parts_write_their_markup():
     description = changed(every_part)
     written = render(description)
     assert written.startswith(
-        '<div class="posenc-widget posenc-widget--scripted" id="panel" data-panel="probe" role="group"'
+        '<div class="posenc-widget posenc-widget--scripted posenc-widget--beside" id="panel" data-panel="probe"'
+        ' role="group"'
         ' aria-labelledby="try-probe">\n<p class="posenc-widget__title" id="try-probe">Try it: one slider</p>\n'
         '<p class="posenc-widget__note">A note with <code>posenc</code>.</p>\n'
     )
@@ -170,6 +172,7 @@ MALFORMED = [
     (lambda d: d.update(controls=[]), "controls", "a list of at least one entry"),
     (lambda d: d.update(formula={"text": "f"}), "formula.value", "missing"),
     (lambda d: d.update(table={"caption": "Pairs"}), "table.columns", "missing"),
+    (lambda d: d.update(layout="sideways"), "layout", "must be one of stacked, beside"),
 ]
 
 

@@ -57,7 +57,8 @@ BUDGETS = {
     "/api/source/plotting/": Budget(elements=5_500, bytes=560_000, scripts=9),
     "/api/source/registry/": Budget(elements=1_500, bytes=430_000, scripts=9),
     "/api/source/relative/": Budget(elements=7_100, bytes=610_000, scripts=9),
-    "/conventions/": Budget(elements=5_400, bytes=640_000, scripts=9),
+    # 5,402 once its tables' cells were labelled for a phone and its formulas set to wrap.
+    "/conventions/": Budget(elements=5_900, bytes=640_000, scripts=9),
     "/deep-dive/": Budget(elements=13_200, bytes=1_150_000, scripts=9),
     "/derivations/": Budget(elements=2_300, bytes=470_000, scripts=9),
     # 14 scripts since its steps became panels registered with the shared panel module (panels.js).
@@ -67,8 +68,9 @@ BUDGETS = {
     "/long-context/": Budget(elements=6_900, bytes=710_000, scripts=15),
     "/notebooks/explicit-position-ids/": Budget(elements=1_100, bytes=470_000, scripts=11),
     "/precision/": Budget(elements=2_700, bytes=530_000, scripts=9),
-    # 4,063 with the entries for Liu et al., Xiong et al. and the dynamic NTK post.
-    "/references/": Budget(elements=4_500, bytes=540_000, scripts=9),
+    # 4,063 with the entries for Liu et al., Xiong et al. and the dynamic NTK post; 544,387 bytes
+    # once each entry was written out above its folded BibTeX record.
+    "/references/": Budget(elements=4_500, bytes=600_000, scripts=9),
     "/relative/": Budget(elements=10_200, bytes=880_000, scripts=9),
     "/rope/": Budget(elements=5_600, bytes=630_000, scripts=9),
     "/widths/": Budget(elements=4_100, bytes=720_000, scripts=9),

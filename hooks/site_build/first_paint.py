@@ -10,6 +10,7 @@ Design history: docs/design-notes.md#first-paint
 
 from __future__ import annotations
 
+import html.parser
 import re
 
 from mkdocs.exceptions import PluginError
@@ -55,6 +56,17 @@ TAG = re.compile(
 RAW_TEXT_END = {name: re.compile(rf"</\s*{name}\s*>", re.I) for name in ("script", "style")}
 
 
+def _self_closed(start_tag: str) -> bool:
+    """Whether html.parser reads ``start_tag`` (ending in "/>") as self-closed: not when an unquoted
+    attribute value ends there and takes the "/" (``<p a=b/>``). Its own patterns read the attributes."""
+    position = html.parser.tagfind_tolerant.match(start_tag, 1).end()
+    while attribute := html.parser.attrfind_tolerant.match(start_tag, position):
+        if attribute.end() == position:
+            break
+        position = attribute.end()
+    return start_tag[position:].strip().endswith("/>")
+
+
 def child_ends(inside: str, wanted: int) -> tuple[list[int], int | None]:
     """Where each of the first ``wanted`` children of an element ends in ``inside`` (the text
     after its opening tag): the offset just past the tag that ends the child (its closing tag,
@@ -68,7 +80,7 @@ def child_ends(inside: str, wanted: int) -> tuple[list[int], int | None]:
         position = tag.end()
         if tag["start"]:
             name = tag["start"].lower()
-            self_closed = tag[0].endswith("/>")
+            self_closed = tag[0].endswith("/>") and _self_closed(tag[0])
             if name not in VOID_ELEMENTS and not self_closed:
                 depth += 1
                 if name in RAW_TEXT_END:

@@ -87,7 +87,15 @@ def forget_build() -> None:
     _THIS_BUILD.clear()
 
 
+def _this_repository() -> None:
+    """Forget what git said about another repository (a test moves ``paths.ROOT``)."""
+    if _THIS_BUILD.get("root") != paths.ROOT:
+        _THIS_BUILD.clear()
+        _THIS_BUILD["root"] = paths.ROOT
+
+
 def _head() -> str | None:
+    _this_repository()
     if "head" not in _THIS_BUILD:
         _THIS_BUILD["head"] = (_git("rev-parse", "HEAD") or "").strip() or None
     return _THIS_BUILD["head"]  # type: ignore[return-value]
@@ -95,6 +103,7 @@ def _head() -> str | None:
 
 def _changed_paths() -> list[str] | None:
     """Every path ``git status`` names (both names of a rename), or None if git fails."""
+    _this_repository()
     if "status" not in _THIS_BUILD:
         status = _git("status", "--porcelain", "-z", "--untracked-files=all")
         paths_named: list[str] | None = None

@@ -5,6 +5,11 @@ from __future__ import annotations
 from site_build import notebooks
 
 
+def on_config(config):
+    notebooks.keep_executed_notebooks(config)
+    return config
+
+
 def on_page_markdown(markdown, page, config, files):
     notebooks.take_description(page)
     return markdown

@@ -6,6 +6,10 @@ from __future__ import annotations
 from site_build import page_meta
 
 
+def on_pre_build(config):
+    page_meta.forget_build()
+
+
 def on_page_context(context, page, config, nav):
     page_meta.describe_page(page, config)
     return context

@@ -9,6 +9,7 @@ all derived from them here.
 from __future__ import annotations
 
 import datetime
+import functools
 import posixpath
 import re
 import textwrap
@@ -25,9 +26,15 @@ import posenc
 from . import paths
 
 
+@functools.lru_cache(maxsize=4)
+def _citation_file(text: str) -> dict:
+    """CITATION.cff's ``text`` parsed, once for each text (every page's head reads it)."""
+    return yaml.safe_load(text)
+
+
 def release() -> dict:
     """Title, version, date and authors of the release the citations describe."""
-    data = yaml.safe_load(paths.CITATION.read_text(encoding="utf-8"))
+    data = _citation_file(paths.CITATION.read_text(encoding="utf-8"))
     released = data["date-released"]
     if isinstance(released, str):
         released = datetime.date.fromisoformat(released)

@@ -42,46 +42,61 @@ ARTICLE_OPENING = '<article class="md-content__inner md-typeset">'
 VOID_ELEMENTS = frozenset("area base br col embed hr img input link meta source track wbr".split())
 
 
-class _ChildEnds(html.parser.HTMLParser):
-    """Reads the inside of an element and records where each of its children ends: the
-    (line, column) of the tag that ends the child (its closing tag, or its own tag when it is
-    void or self-closed) with that tag's length, or None for a closing tag (which ends at its
-    first ">"). ``closed`` is where the element's own closing tag starts, once read."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=False)
-        self.depth = 0
-        self.ends: list[tuple[tuple[int, int], int | None]] = []
-        self.closed: tuple[int, int] | None = None
-
-    def handle_starttag(self, tag, attrs):
-        if self.closed:
-            return
-        if tag not in VOID_ELEMENTS:
-            self.depth += 1
-        elif self.depth == 0:
-            self.ends.append((self.getpos(), len(self.get_starttag_text())))
-
-    def handle_startendtag(self, tag, attrs):
-        if not self.closed and self.depth == 0:
-            self.ends.append((self.getpos(), len(self.get_starttag_text())))
-
-    def handle_endtag(self, tag):
-        if self.closed or tag in VOID_ELEMENTS:
-            return
-        if self.depth == 0:
-            self.closed = self.getpos()
-            return
-        self.depth -= 1
-        if self.depth == 0:
-            self.ends.append((self.getpos(), None))
+# The markup that moves the depth count, tokenised as html.parser reads it (html.parser was the
+# first way this was read; a test holds this scan to it on every built page): comments,
+# declarations and processing instructions, which hold no elements, then end and start tags, a
+# start tag's attributes quoted or not (a quoted ">" does not end it). The content of a script or
+# style element is text up to its end tag.
+TAG = re.compile(
+    r"<!--.*?--\s*>|<![^>]*>|<\?[^>]*>"
+    r"|</(?P<end>[a-zA-Z][^\t\n\r\f />\x00]*)[^>]*>"
+    r"|<(?P<start>[a-zA-Z][^\t\n\r\f />\x00]*)(?:[^>\"']|\"[^\"]*\"|'[^']*')*>",
+    re.S,
+)
+RAW_TEXT_END = {name: re.compile(rf"</\s*{name}\s*>", re.I) for name in ("script", "style")}
 
 
-def _offset(text: str, line: int, column: int) -> int:
-    line_start = 0
-    for _ in range(line - 1):  # the parser counts lines by "\n" alone
-        line_start = text.index("\n", line_start) + 1
-    return line_start + column
+def _self_closed(start_tag: str) -> bool:
+    """Whether html.parser reads ``start_tag`` (ending in "/>") as self-closed: not when an unquoted
+    attribute value ends there and takes the "/" (``<p a=b/>``). Its own patterns read the attributes."""
+    position = html.parser.tagfind_tolerant.match(start_tag, 1).end()
+    while attribute := html.parser.attrfind_tolerant.match(start_tag, position):
+        if attribute.end() == position:
+            break
+        position = attribute.end()
+    return start_tag[position:].strip().endswith("/>")
+
+
+def child_ends(inside: str, wanted: int) -> tuple[list[int], int | None]:
+    """Where each of the first ``wanted`` children of an element ends in ``inside`` (the text
+    after its opening tag): the offset just past the tag that ends the child (its closing tag,
+    or its own tag when it is void or self-closed), and where the element's own closing tag
+    starts if it comes first (else None)."""
+    depth, ends, position = 0, [], 0
+    while len(ends) < wanted:
+        tag = TAG.search(inside, position)
+        if tag is None:
+            return ends, None
+        position = tag.end()
+        if tag["start"]:
+            name = tag["start"].lower()
+            self_closed = tag[0].endswith("/>") and _self_closed(tag[0])
+            if name not in VOID_ELEMENTS and not self_closed:
+                depth += 1
+                if name in RAW_TEXT_END:
+                    raw_end = RAW_TEXT_END[name].search(inside, position)
+                    position = raw_end.start() if raw_end else len(inside)
+            elif depth == 0:
+                ends.append(position)
+        elif tag["end"]:
+            if tag["end"].lower() in VOID_ELEMENTS:
+                continue
+            if depth == 0:
+                return ends, tag.start()
+            depth -= 1
+            if depth == 0:
+                ends.append(position)
+    return ends, None
 
 
 def mark_first_screen(page_html: str, blocks: int = FIRST_SCREEN_BLOCKS) -> str:
@@ -91,18 +106,11 @@ def mark_first_screen(page_html: str, blocks: int = FIRST_SCREEN_BLOCKS) -> str:
     if start < 0:
         return page_html
     inside = page_html[start + len(ARTICLE_OPENING) :]
-    parser = _ChildEnds()
-    chunk = 16_384  # only the start of a long article is read
-    for begin in range(0, len(inside), chunk):
-        parser.feed(inside[begin : begin + chunk])
-        if len(parser.ends) >= blocks or parser.closed:
-            break
-    if len(parser.ends) >= blocks:
-        (line, column), length = parser.ends[blocks - 1]
-        tag_start = _offset(inside, line, column)
-        at = tag_start + length if length is not None else inside.index(">", tag_start) + 1
-    elif parser.closed:
-        at = _offset(inside, *parser.closed)
+    ends, closed = child_ends(inside, blocks)
+    if len(ends) >= blocks:
+        at = ends[blocks - 1]
+    elif closed is not None:
+        at = closed
     else:
         raise ValueError("the page's article is never closed")
     at += start + len(ARTICLE_OPENING)

@@ -10,13 +10,17 @@ characters their math draws.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import io
 import json
+import os
 import pathlib
 import re
 import shutil
 import subprocess
+import tempfile
+from importlib import metadata
 
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
@@ -25,6 +29,7 @@ from . import paths
 from .state import BUILD
 
 KATEX_DIST = paths.ROOT / "node_modules" / "katex" / "dist"
+KATEX_SERVER = pathlib.Path(__file__).with_name("katex_server.js")
 NODE_HELP = "install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math"
 
 
@@ -36,37 +41,89 @@ def require_node_and_katex() -> None:
         raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
 
 
+def renderer_key() -> str:
+    """A digest of what KaTeX's HTML depends on besides the formula and its mode: the KaTeX that
+    Node loads (its package file names the version and the script; the script's bytes) and the
+    options, which live in ``katex_server.js``."""
+    package = KATEX_DIST.parent / "package.json"
+    digest = hashlib.sha256()
+    for part in (
+        package.read_bytes(),
+        (KATEX_DIST.parent / json.loads(package.read_text(encoding="utf-8"))["main"]).read_bytes(),
+        KATEX_SERVER.read_bytes(),
+    ):
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
 class KaTeX:
-    """A KaTeX renderer in one Node process (``katex_server.js``), started on first use."""
+    """A KaTeX renderer in one Node process (``katex_server.js``), started on first use.
+
+    What it renders is kept on disk (``paths.CACHE``) in a file named for the renderer's digest,
+    so a later build with the same KaTeX and options starts no Node process for the formulas it
+    has seen. :meth:`save` writes the formulas of the build that just succeeded.
+    """
 
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
         self.cache: dict[tuple[str, bool], tuple[str, frozenset[str]]] = {}
+        self.stored: dict[str, str] | None = None  # read from disk on first use: {mode + tex: HTML}
+        self.used: dict[str, str] = {}
+
+    def cache_file(self) -> pathlib.Path:
+        return paths.CACHE / "katex" / f"{renderer_key()}.json"
+
+    def _stored(self) -> dict[str, str]:
+        if self.stored is None:
+            try:
+                self.stored = json.loads(self.cache_file().read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                self.stored = {}
+        return self.stored
 
     def render(self, tex: str, display: bool, where: str) -> str:
         """``tex`` as HTML; an error names the page ``where`` it is. Its drawn characters join
         ``BUILD.math_characters``."""
         key = (tex, display)
+        stored_key = ("D" if display else "I") + tex
         if key not in self.cache:
-            if self.process is None:
-                if not KATEX_DIST.is_dir():
-                    raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
-                self.process = subprocess.Popen(
-                    ["node", str(pathlib.Path(__file__).with_name("katex_server.js"))],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                    cwd=paths.ROOT,
-                )
-            self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
-            self.process.stdin.flush()
-            answer = json.loads(self.process.stdout.readline())
-            if "error" in answer:
-                raise PluginError(f"{where}: math does not render: {answer['error']}")
-            self.cache[key] = (answer["html"], drawn_characters(answer["html"], where))
+            rendered = self._stored().get(stored_key)
+            if rendered is None:
+                rendered = self._render(tex, display, where)
+            self.cache[key] = (rendered, drawn_characters(rendered, where))
         rendered, characters = self.cache[key]
+        self.used[stored_key] = rendered
         BUILD.math_characters |= characters
         return rendered
+
+    def _render(self, tex: str, display: bool, where: str) -> str:
+        if self.process is None:
+            if not KATEX_DIST.is_dir():
+                raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
+            self.process = subprocess.Popen(
+                ["node", str(KATEX_SERVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=paths.ROOT
+            )
+        self.process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        if "error" in answer:
+            raise PluginError(f"{where}: math does not render: {answer['error']}")
+        return answer["html"]
+
+    def save(self) -> None:
+        """Keep the formulas this build rendered (only those: a formula no page shows any more goes)."""
+        if self.used == self.stored:
+            return
+        target = self.cache_file()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=target.parent, suffix=".tmp", delete=False, encoding="utf-8") as part:
+            json.dump(self.used, part, ensure_ascii=False, sort_keys=True)
+        os.replace(part.name, target)  # atomic: a build running beside this one never reads half a file
+        self.stored = dict(self.used)
+
+    def forget_build(self) -> None:
+        """Start a build's record of the formulas it uses afresh (``mkdocs serve`` builds again)."""
+        self.used = {}
 
     def close(self) -> None:
         if self.process is not None:
@@ -257,27 +314,55 @@ def ship_fonts(fonts: pathlib.Path) -> None:
     Glyphs reached through a kept glyph (ligatures, variants) and the hinting stay. The other
     faces (and the WOFF and TTF copies that only browsers without WOFF2 would load) ship whole.
     """
+    cut = {f"KaTeX_{face}.woff2" for face in BUILD.math_faces}
+    shutil.copytree(KATEX_DIST / "fonts", fonts, dirs_exist_ok=True, ignore=lambda folder, names: cut & set(names))
+    text = "".join(sorted(BUILD.math_characters | GENERATED_TEXT))
+    for name in sorted(cut):
+        (fonts / name).write_bytes(cut_font(KATEX_DIST / "fonts" / name, text))
+
+
+def cut_font(font_file: pathlib.Path, text: str) -> bytes:
+    """The WOFF2 face ``font_file`` cut down to the characters of ``text``.
+
+    Cutting takes about a second a face, so each cut face is kept (``paths.CACHE``) under a
+    digest of the face's bytes, the characters, the versions of fontTools and Brotli that cut
+    and compress it and this module (its options): the same inputs give back the same bytes
+    without cutting again.
+    """
     try:
         import brotli  # noqa: F401 (fontTools writes WOFF2 with it, imported only then)
         from fontTools import subset
         from fontTools.ttLib import TTFont
     except ImportError as error:
         raise PluginError(f"cannot cut the math fonts down: {error} (run make to install requirements.lock)") from error
-    cut = {f"KaTeX_{face}.woff2" for face in BUILD.math_faces}
-    shutil.copytree(KATEX_DIST / "fonts", fonts, dirs_exist_ok=True, ignore=lambda folder, names: cut & set(names))
+    source = font_file.read_bytes()
+    digest = hashlib.sha256()
+    for part in (
+        source,
+        text.encode(),
+        metadata.version("fonttools").encode(),
+        metadata.version("brotli").encode(),
+        pathlib.Path(__file__).read_bytes(),
+    ):
+        digest.update(hashlib.sha256(part).digest())
+    kept = paths.CACHE / "fonts" / f"{digest.hexdigest()}.woff2"
+    if kept.is_file():
+        return kept.read_bytes()
     options = subset.Options()
     options.flavor = "woff2"
     options.layout_features = ["*"]
-    text = "".join(sorted(BUILD.math_characters | GENERATED_TEXT))
-    for name in sorted(cut):
-        # Keeping KaTeX's timestamp keeps the build reproducible (saving would stamp the time).
-        font = TTFont(KATEX_DIST / "fonts" / name, recalcTimestamp=False)
-        cutter = subset.Subsetter(options)
-        cutter.populate(text=text)
-        cutter.subset(font)
-        written = io.BytesIO()
-        font.save(written)
-        (fonts / name).write_bytes(written.getvalue())
+    # Keeping KaTeX's timestamp keeps the build reproducible (saving would stamp the time).
+    font = TTFont(io.BytesIO(source), recalcTimestamp=False)
+    cutter = subset.Subsetter(options)
+    cutter.populate(text=text)
+    cutter.subset(font)
+    written = io.BytesIO()
+    font.save(written)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=kept.parent, suffix=".tmp", delete=False) as part:
+        part.write(written.getvalue())
+    os.replace(part.name, kept)  # atomic: a build running beside this one never reads half a face
+    return written.getvalue()
 
 
 # An arithmatex element, and after inline math the text glued to it (up to a space or a tag).

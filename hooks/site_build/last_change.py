@@ -7,7 +7,10 @@ build date instead (``SOURCE_DATE_EPOCH`` when set, as for MkDocs' sitemap).
 from __future__ import annotations
 
 import functools
+import json
+import os
 import subprocess
+import tempfile
 from typing import NamedTuple
 
 from mkdocs.utils import get_build_datetime
@@ -71,14 +74,99 @@ def page_sources(page) -> tuple[str, ...]:
     return (own, *peers, *templates)
 
 
+# What one build asks git once rather than once a page: the commit checked out and the status
+# of every changed file (:func:`forget_build` clears it before each build).
+_THIS_BUILD: dict[str, object] = {}
+# The date of the latest commit to each set of sources, kept for the next build in a file named
+# for the commit checked out: the history up to a commit never changes, so neither does the date.
+DATES_CACHE = "last-change"
+
+
+def forget_build() -> None:
+    """Ask git afresh in the next build (``mkdocs serve`` builds again after a commit or an edit)."""
+    _THIS_BUILD.clear()
+
+
+def _this_repository() -> None:
+    """Forget what git said about another repository (a test moves ``paths.ROOT``)."""
+    if _THIS_BUILD.get("root") != paths.ROOT:
+        _THIS_BUILD.clear()
+        _THIS_BUILD["root"] = paths.ROOT
+
+
+def _head() -> str | None:
+    _this_repository()
+    if "head" not in _THIS_BUILD:
+        _THIS_BUILD["head"] = (_git("rev-parse", "HEAD") or "").strip() or None
+    return _THIS_BUILD["head"]  # type: ignore[return-value]
+
+
+def _changed_paths() -> list[str] | None:
+    """Every path ``git status`` names (both names of a rename), or None if git fails."""
+    _this_repository()
+    if "status" not in _THIS_BUILD:
+        status = _git("status", "--porcelain", "-z", "--untracked-files=all")
+        paths_named: list[str] | None = None
+        if status is not None:
+            paths_named = []
+            entries = iter(status.split("\0"))
+            for entry in entries:
+                if entry:
+                    paths_named.append(entry[3:])
+                    if entry[0] in "RC":  # a rename or copy: its old name follows
+                        paths_named.append(next(entries, ""))
+        _THIS_BUILD["status"] = paths_named
+    return _THIS_BUILD["status"]  # type: ignore[return-value]
+
+
+def _pending(sources: tuple[str, ...]) -> bool | None:
+    """Whether a source (a file, or any file under a folder) has changes not committed; None
+    if git fails. The same answer as ``git status -- sources``, from one status of the whole tree."""
+    changed = _changed_paths()
+    if changed is None:
+        return None
+    return any(path == source or path.startswith(source.rstrip("/") + "/") for path in changed for source in sources)
+
+
+def _last_commit_date(sources: tuple[str, ...]) -> str | None:
+    """``git log -1 --format=%cs -- sources``, kept per commit checked out (or None if git fails)."""
+    head = _head()
+    if head is None:
+        return _git("log", "-1", "--format=%cs", "--", *sources)
+    cache = paths.CACHE / DATES_CACHE / f"{head}.json"
+    if _THIS_BUILD.get("dates file") != cache:
+        try:
+            _THIS_BUILD["dates"] = json.loads(cache.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            _THIS_BUILD["dates"] = {}
+        _THIS_BUILD["dates file"] = cache
+    dates: dict[str, str] = _THIS_BUILD["dates"]  # type: ignore[assignment]
+    key = "\0".join(sources)
+    if key not in dates:
+        date = _git("log", "-1", "--format=%cs", "--", *sources)
+        if date is None:
+            return None
+        dates[key] = date
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        for other in cache.parent.glob("*.json"):
+            if other != cache:
+                other.unlink(missing_ok=True)  # an earlier commit's dates are never asked for again
+        with tempfile.NamedTemporaryFile("w", dir=cache.parent, suffix=".tmp", delete=False, encoding="utf-8") as part:
+            json.dump(dates, part, sort_keys=True)
+        os.replace(part.name, cache)
+    return dates[key]
+
+
 def last_changed(sources: tuple[str, ...]) -> LastChanged:
     """When ``sources`` last changed in the repository, or the build date and why it stands in."""
     build_date = get_build_datetime().date().isoformat()
-    pending = _git("status", "--porcelain", "--untracked-files=all", "--", *sources)
-    date = _git("log", "-1", "--format=%cs", "--", *sources)
-    if not history_available() or pending is None or date is None:
+    if not history_available():  # without the whole history no date is read (a shallow clone's would be wrong)
         return LastChanged(build_date, sources, False, HISTORY_MISSING)
-    if pending.strip() or not date.strip():
+    pending = _pending(sources)
+    date = _last_commit_date(sources)
+    if pending is None or date is None:
+        return LastChanged(build_date, sources, False, HISTORY_MISSING)
+    if pending or not date.strip():
         return LastChanged(build_date, sources, False, NOT_COMMITTED)
     return LastChanged(date.strip(), sources, True)
 

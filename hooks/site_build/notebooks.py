@@ -11,18 +11,28 @@
   with the custom properties those rules use (directly or through other properties); the
   MathJax configuration, the Mermaid loader (no notebook here draws diagrams, and the site must
   not reach a CDN) and an empty ``<script src="">`` are removed.
+* A notebook runs at every build (``execute: true``), which takes seconds: its executed page is
+  kept (:func:`keep_executed_notebooks`) under a digest of everything its cells can see.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
+import os
 import pathlib
 import posixpath
 import re
+import shutil
+import sys
+import sysconfig
+import tempfile
+from importlib import metadata
 
 import tinycss2
 
+from . import paths
 from .katex import CLASS_ATTRIBUTE, math_html, with_font_preloads
 
 STYLE = re.compile(r"<style[^>]*>(?P<css>.*?)</style>", re.S)
@@ -157,10 +167,26 @@ def _serialize(tree, needed: set[str]) -> str:
 
 
 def slim_stylesheet(css: str, page_html: str) -> str:
-    """The part of ``css`` that can apply to ``page_html`` (class-based pruning)."""
+    """The part of ``css`` that can apply to ``page_html`` (class-based pruning).
+
+    Parsing nbconvert's stylesheet takes about a second, so the result is kept (``paths.CACHE``)
+    under a digest of the stylesheet, the page's classes (all it reads of the page), tinycss2's
+    version and this module (how it cuts).
+    """
     classes = {name for attribute in CLASS_ATTRIBUTE.findall(page_html) for name in attribute.split()}
+    digest = hashlib.sha256()
+    for part in (css, " ".join(sorted(classes)), metadata.version("tinycss2"), pathlib.Path(__file__).read_text()):
+        digest.update(hashlib.sha256(part.encode()).digest())
+    kept = paths.CACHE / "stylesheets" / f"{digest.hexdigest()}.css"
+    if kept.is_file():
+        return kept.read_text(encoding="utf-8")
     tree = _used_rules(tinycss2.parse_stylesheet(css, skip_whitespace=True, skip_comments=True), classes)
-    return _serialize(tree, _needed_variables(tree))
+    slim = _serialize(tree, _needed_variables(tree))
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=kept.parent, suffix=".tmp", delete=False, encoding="utf-8") as part:
+        part.write(slim)
+    os.replace(part.name, kept)  # atomic: a build running beside this one never reads half a file
+    return slim
 
 
 def take_description(page) -> None:
@@ -196,3 +222,49 @@ def finish_page(output: str, page) -> str:
         return f"<style>{slim_stylesheet(match['css'], output)}</style>"
 
     return STYLE.sub(slim, output)
+
+
+def execution_key() -> str:
+    """A digest of what an executed notebook depends on besides the notebook and mkdocs-jupyter's
+    options: the files of the ``posenc`` package its cells import, the kernels Jupyter can find
+    (their specs, in its search order) and the environment the kernel runs in (this Python and
+    every installed distribution's version, nbconvert and mkdocs-jupyter among them)."""
+    from jupyter_core.paths import jupyter_path
+
+    digest = hashlib.sha256()
+
+    def add(*parts: str | bytes) -> None:
+        for part in parts:
+            digest.update(hashlib.sha256(part.encode() if isinstance(part, str) else part).digest())
+
+    package = paths.ROOT / "posenc"
+    for file in sorted(package.rglob("*")):
+        if file.is_file() and "__pycache__" not in file.parts and not file.name.startswith("."):
+            add(file.relative_to(package).as_posix(), file.read_bytes())
+    for folder in jupyter_path("kernels"):
+        for spec in sorted(pathlib.Path(folder).glob("*/kernel.json")):
+            add(str(spec), spec.read_bytes())
+    add(sys.version)
+    # Those installed in the environment, wherever this process was started from (its own sys.path may hold more).
+    installed = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    add(*sorted(f"{dist.metadata['Name']}=={dist.version}" for dist in metadata.distributions(path=installed)))
+    return digest.hexdigest()
+
+
+def keep_executed_notebooks(config) -> None:
+    """Turn on mkdocs-jupyter's cache, in a folder named for :func:`execution_key`.
+
+    Its own key covers the notebook's bytes and the plugin's options alone, so on its own it
+    would serve a page run against an older library; in a folder of its own for each execution
+    key, an entry is found only when nothing the run depends on has changed. The folders of
+    other keys are removed (mkdocs-jupyter removes its unused entries within the folder).
+    """
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is None or not plugin.config["execute"]:
+        return
+    folder = paths.CACHE / "notebooks" / execution_key()
+    for other in folder.parent.glob("*") if folder.parent.is_dir() else ():
+        if other != folder:
+            shutil.rmtree(other, ignore_errors=True)
+    plugin.config["cache"] = True
+    plugin.config["cache_dir"] = str(folder)

@@ -52,6 +52,11 @@ def citation_tags(page, config) -> list[tuple[str, str, str]]:
     return tags
 
 
+def forget_build() -> None:
+    """Read the repository afresh for this build (what git said is kept for one build only)."""
+    last_change.forget_build()
+
+
 def describe_page(page, config) -> None:
     """Put the page's head tags and last-changed line in ``page.meta``; write its card into the site."""
     page.meta["posenc_head"] = citation_tags(page, config) + link_previews.preview_tags(page, config)

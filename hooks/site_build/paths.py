@@ -15,6 +15,8 @@ CITATION = ROOT / "CITATION.cff"
 PEER_TESTS = ROOT / "tests" / "peers"
 # Written by ``python -m posenc.site.render --update --errors``: why each failing figure script failed.
 FIGURE_ERRORS = ROOT / "build" / "figure-errors.json"
+# What a build keeps for the next one, each entry under a key of everything it was made from.
+CACHE = ROOT / "build" / "cache"
 
 
 def relative(page_src: str, target: str) -> str:

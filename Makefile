@@ -26,6 +26,12 @@ FIGURE_DIR := $(shell sed -n 's/^FIGURE_DIR = "\(.*\)"$$/\1/p' posenc/site/figur
 $(if $(FIGURE_DIR),,$(error posenc/site/figure_files.py defines no FIGURE_DIR = "..." line for make to read))
 FIGURE_SCRIPTS := $(sort $(wildcard figures_src/*.py))
 FIGURES := $(patsubst figures_src/%.py,$(FIGURE_DIR)/%.svg,$(filter figures_src/%.py,$(FIGURE_SCRIPTS)))
+# What a render leaves for each figure: its SVG and sidecar, and the narrow layout's two files
+# for the figures whose sidecar says they have one (posenc/site/figure_files.py); read with grep,
+# which takes a millisecond. Each file deleted by hand makes the figures stale (if_missing below).
+WIDE_SIDECARS := $(filter-out %.narrow.json,$(wildcard $(FIGURE_DIR)/*.json))
+NARROW_FIGURES := $(basename $(if $(WIDE_SIDECARS),$(shell grep -l '"narrow": true' $(WIDE_SIDECARS))))
+FIGURE_OUTPUTS := $(FIGURES) $(FIGURES:.svg=.json) $(addsuffix .narrow.svg,$(NARROW_FIGURES)) $(addsuffix .narrow.json,$(NARROW_FIGURES))
 FIGURE_STAMP := build/figures.stamp
 # Why each figure script failed in its last render (the preview shows it on the page).
 FIGURE_ERRORS := build/figure-errors.json
@@ -97,10 +103,11 @@ $(FIGURE_SCRIPTS):
 # An output deleted by hand makes its stamp stale.
 if_missing = $(if $(filter-out $(wildcard $(1)),$(1)),FORCE)
 
-# The renderer decides which figures are stale (missing, or older than their script or an
-# input) and removes figures whose script is gone; nothing is queued between runs. The stamp
+# The renderer decides which figures are stale (a file missing, or older than their script or an
+# input), renders each stale script in every layout it has and removes figures whose script is
+# gone; nothing is queued between runs. The stamp
 # takes the time the recipe started, so a script edited during a render is rendered again.
-$(FIGURE_STAMP): $(FIGURE_SCRIPTS) $(FIGURE_INPUTS) $(LISTS)/figure-scripts $(LISTS)/library $(VENV_STAMP) $(call if_missing,$(FIGURES))
+$(FIGURE_STAMP): $(FIGURE_SCRIPTS) $(FIGURE_INPUTS) $(LISTS)/figure-scripts $(LISTS)/library $(VENV_STAMP) $(call if_missing,$(FIGURE_OUTPUTS))
 	@mkdir -p $(@D) && touch $@.start
 	@shopt -s nullglob; $(PY) -m posenc.site.render --update --out $(FIGURE_DIR) --scratch build/render \
 	  --errors $(FIGURE_ERRORS) --timeout $(FIGURE_TIMEOUT) --depends $(FIGURE_INPUTS) $(VENV_STAMP) -- figures_src/*.py

@@ -28,29 +28,46 @@ def main():
     assert all(np.allclose(inputs[b] - embeddings[b], table) for b in range(BATCH))
 
     limit = float(np.abs(inputs).max())
-    fig, axes = plotting.new_figure(aspect=0.62, nrows=BATCH, ncols=5, gridspec_kw={"width_ratios": [4, 1, 4, 1, 4]})
-    titles = (
-        f"token embeddings\n[batch, seq_len, hidden] = [{BATCH}, {SEQ_LEN}, {HIDDEN}]",
-        f"positional encoding\n[seq_len, hidden] = [{SEQ_LEN}, {HIDDEN}]",
-        f"transformer input\n[batch, seq_len, hidden] = [{BATCH}, {SEQ_LEN}, {HIDDEN}]",
+    narrow = plotting.narrow()  # a phone's column: the same grid, its words and ticks fewer
+    fig, axes = plotting.new_figure(
+        aspect=0.62,
+        nrows=BATCH,
+        ncols=5,
+        gridspec_kw={"width_ratios": [4, 1, 4, 1, 4]},
+        narrow={"aspect": 1.3, "gridspec_kw": {"width_ratios": [4, 1.3, 4, 1.3, 4]}},
     )
+    if narrow:
+        titles = (
+            f"embeddings\n[{BATCH}, {SEQ_LEN}, {HIDDEN}]",
+            f"encoding\n[{SEQ_LEN}, {HIDDEN}]",
+            f"input\n[{BATCH}, {SEQ_LEN}, {HIDDEN}]",
+        )
+    else:
+        titles = (
+            f"token embeddings\n[batch, seq_len, hidden] = [{BATCH}, {SEQ_LEN}, {HIDDEN}]",
+            f"positional encoding\n[seq_len, hidden] = [{SEQ_LEN}, {HIDDEN}]",
+            f"transformer input\n[batch, seq_len, hidden] = [{BATCH}, {SEQ_LEN}, {HIDDEN}]",
+        )
     for b in range(BATCH):
         row = axes[b]
         for ax, values, title in zip(row[0::2], (embeddings[b], table, inputs[b]), titles):
             image = plotting.heatmap(ax, values, extent=(-0.5, HIDDEN - 0.5, SEQ_LEN - 0.5, -0.5))
             image.set_clim(-limit, limit)  # one colour scale for all six panels
-            ax.set_xticks(range(HIDDEN))
+            ax.set_xticks(range(0, HIDDEN, 5 if narrow else 1))
             ax.set_yticks(range(0, SEQ_LEN, 2))
             if b == 0:
                 ax.set_title(title, fontsize=9)
             else:
-                ax.set_xlabel("hidden channel i")
+                ax.set_xlabel("channel i" if narrow else "hidden channel i")
         row[0].set_ylabel(f"sequence {b + 1}\nposition t")
         for ax, symbol in zip(row[1::2], ("+", "=")):
             ax.axis("off")
-            ax.text(0.5, 0.5, symbol, ha="center", va="center", fontsize=22, transform=ax.transAxes)
-    axes[1, 2].set_title("the same table (broadcast)", fontsize=9)
-    fig.colorbar(image, ax=axes[:, 4], label="value", shrink=0.8)
+            ax.text(0.5, 0.5, symbol, ha="center", va="center", fontsize=16 if narrow else 22, transform=ax.transAxes)
+    axes[1, 2].set_title("the same table\n(broadcast)" if narrow else "the same table (broadcast)", fontsize=9)
+    if narrow:  # below the grid: a phone's column has no width to spare
+        fig.colorbar(image, ax=axes, label="value", location="bottom", shrink=0.6, aspect=30)
+    else:
+        fig.colorbar(image, ax=axes[:, 4], label="value", shrink=0.8)
     plotting.save(fig)
 
 

@@ -33,23 +33,33 @@ def main():
     assert np.allclose(bias[:, i >= j], -slopes8[:, None] * (i - j)[i >= j])  # constant along diagonals
     assert bias[0][i >= j].min() == -3.5 and round(bias[-1][i >= j].min(), 3) == -0.027
 
-    fig, axes = plotting.new_figure(aspect=0.62, nrows=2, ncols=len(SHOWN), gridspec_kw={"height_ratios": [1.1, 1]})
+    # Narrow: the four heads two by two, the slopes below them.
+    fig, axes = plotting.new_figure(
+        aspect=0.62,
+        nrows=2,
+        ncols=len(SHOWN),
+        gridspec_kw={"height_ratios": [1.1, 1]},
+        narrow={"aspect": 2.2, "nrows": 3, "ncols": 2, "height_ratios": [1, 1, 1.5]},
+    )
+    heads, slope_row = (axes[:2].ravel(), axes[2]) if plotting.narrow() else (axes[0], axes[1])
     low = float(bias[0][i >= j].min())
-    for ax, head in zip(axes[0], SHOWN):
+    for ax, head in zip(heads, SHOWN):
         shown = np.where(i >= j, bias[head - 1], np.nan)  # masked cells are left blank
         image = plotting.heatmap(ax, shown, signed=False, extent=(-0.5, LENGTH - 0.5, LENGTH - 0.5, -0.5))
         image.set_clim(low, 0)
         ax.set_aspect("equal")
-        ax.set_title(f"head {head}: slope 1/{round(1 / slopes8[head - 1])}", fontsize=9)
+        ax.set_title(plotting.wrap(f"head {head}:", f"slope 1/{round(1 / slopes8[head - 1])}"), fontsize=9)
         ax.set_xticks(range(0, LENGTH, 2))
         ax.set_yticks(range(0, LENGTH, 2))
         ax.set_xlabel("key j")
         ax.spines[["left", "bottom"]].set_visible(False)
-    axes[0, 0].set_ylabel("query i")
-    axes[0, 0].text(LENGTH - 1, 0.5, "masked", ha="right", va="top", fontsize=9)
-    fig.colorbar(image, ax=axes[0], label="bias −slope·(i − j)", shrink=0.8)
+    for ax in axes[:2, 0] if plotting.narrow() else axes[:1, 0]:
+        ax.set_ylabel("query i")
+    heads[0].text(LENGTH - 1, 0.5, "masked", ha="right", va="top", fontsize=9)
+    below = {"location": "bottom", "aspect": 30} if plotting.narrow() else {}
+    fig.colorbar(image, ax=heads, label="bias −slope·(i − j)", shrink=0.8, **below)
 
-    slopes_ax = plotting.span_axes(axes[1])  # the bottom row becomes one wide slope plot
+    slopes_ax = plotting.span_axes(slope_row)  # the bottom row becomes one wide slope plot
     slopes_ax.plot(np.arange(1, 9), slopes8, "o", color=plotting.colour_of(series=0), markersize=7, label="8 heads")
     slopes_ax.plot(
         np.arange(1, 13),
@@ -65,7 +75,7 @@ def main():
             f"{slope:.3f}", (h, slope), xytext=(7, 0), textcoords="offset points", va="center", fontsize=9
         )
     slopes_ax.set_yscale("log", base=2)
-    slopes_ax.set_xticks(range(1, 13))
+    slopes_ax.set_xticks(range(2 if plotting.narrow() else 1, 13, 2 if plotting.narrow() else 1))
     slopes_ax.set_xlim(0.5, 13.2)
     slopes_ax.set_xlabel("head h")
     slopes_ax.set_ylabel("slope (log scale)")

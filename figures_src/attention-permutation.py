@@ -47,7 +47,8 @@ def main():
         ax.set_aspect("equal")
         ax.set_title(f"\u201c{' '.join(order)}\u201d")
         ax.set_xlabel("key word")
-    axes[0].set_ylabel("query word")
+    for ax in axes if plotting.narrow() else axes[:1]:
+        ax.set_ylabel("query word")
     assert 0 < low and high < 1  # the shared 0-1 colour scale covers every score
     fig.colorbar(image, ax=axes, label="score q·k", shrink=0.75)
     plotting.save(fig)

@@ -41,7 +41,10 @@ def main():
     assert np.all(np.diff(movement) < 0) and movement[2:].max() < 0.2
     assert len({row.tobytes() for row in table.round(12)}) == POSITIONS  # every row distinct
 
-    fig, (left, right) = plotting.new_figure(aspect=0.5, ncols=2, width_ratios=(4, 8.5))
+    # Narrow: the bits above the encoding, both as tall as their 16 rows need.
+    fig, (left, right) = plotting.new_figure(
+        aspect=0.5, ncols=2, width_ratios=(4, 8.5), narrow={"aspect": 2.1, "height_ratios": (1, 1)}
+    )
     image = plotting.heatmap(left, bits, signed=False, extent=(-0.5, 3.5, POSITIONS - 0.5, -0.5))
     plotting.annotate_cells(left, image, bits, fmt="{:.0f}", fontsize=9)
     left.set(xticks=range(4), yticks=ids[::5], xlabel="bit b (lowest first)", ylabel="position t", title="binary")

@@ -31,7 +31,7 @@ def main():
         assert np.isclose(omega[-1] * ratio, 1e-4)  # one more step would reach 1/10000
     assert round(grids[8][-1], 6) == 0.001 and round(grids[128][-1], 5) == 0.00012
 
-    fig, ax = plotting.new_figure(aspect=0.42)
+    fig, ax = plotting.new_figure(aspect=0.42, narrow={"aspect": 0.95})
     rows = np.arange(len(WIDTHS))[::-1]  # d = 8 on top
     ticks = ax.eventplot(
         [grids[w] for w in WIDTHS],
@@ -48,8 +48,10 @@ def main():
         ax.text(1.35, row, f"ratio {RATIOS[w]}", va="center", fontsize=9)
     ax.set_xscale("log")
     ax.set_xlim(6e-5, 1.3)
+    if plotting.narrow():
+        ax.set_xticks([1e-4, 1e-2, 1])
     ax.set_ylim(-0.6, len(WIDTHS) - 0.2)
-    ax.set_yticks(rows, [f"d = {w} ({w // 2} pairs)" for w in WIDTHS])
+    ax.set_yticks(rows, [f"d = {w}" + ("\n" if plotting.narrow() else " ") + f"({w // 2} pairs)" for w in WIDTHS])
     ax.tick_params(axis="y", length=0)
     ax.spines["left"].set_visible(False)
     ax.set_xlabel(r"frequency $\omega_r$ (radians per position)")

@@ -30,7 +30,7 @@ def main():
     assert np.allclose(np.diag(dots), WIDTH / 2)
     assert round(dots.min(), 2) == 3.65
 
-    fig, ax = plotting.new_figure(width=5.2, aspect=0.82)
+    fig, ax = plotting.new_figure(width=5.2, aspect=0.82, narrow={"aspect": 1.2})
     plotting.heatmap(
         ax, dots, signed=False, colorbar_label="P(i) · P(j)", extent=(-0.5, LENGTH - 0.5, LENGTH - 0.5, -0.5)
     )
@@ -40,11 +40,14 @@ def main():
         ax.add_patch(plotting.plt.Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor="white", linewidth=1.8))
     # The note sits above the map, not on it: text on the cells would fight their colours.
     ax.set_title(
-        f"boxed: P({FIRST}) · P({SECOND}) = {dots[FIRST, SECOND]:.2f}, as on the whole dashed diagonal", fontsize=10
+        plotting.wrap(
+            f"boxed: P({FIRST}) · P({SECOND}) = {dots[FIRST, SECOND]:.2f},", "as on the whole dashed diagonal"
+        ),
+        fontsize=10,
     )
     ax.set_aspect("equal")
-    ax.set_xticks(range(0, LENGTH, 2))
-    ax.set_yticks(range(0, LENGTH, 2))
+    ax.set_xticks(range(0, LENGTH, 4 if plotting.narrow() else 2))
+    ax.set_yticks(range(0, LENGTH, 4 if plotting.narrow() else 2))
     ax.set_xlabel("position j")
     ax.set_ylabel("position i")
     plotting.save(fig)

@@ -59,7 +59,7 @@ def main():
         )
     axes[-1].set_xlim(0, LAST)
     axes[-1].set_xlabel("position t")
-    axes[0].set_title(f"sin(t $\\omega_r$) at width {WIDTH}, channel 2r", fontsize=10)
+    axes[0].set_title(plotting.wrap(f"sin(t $\\omega_r$) at width {WIDTH},", "channel 2r"), fontsize=10)
     plotting.save(fig)
 
 

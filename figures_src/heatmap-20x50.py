@@ -29,13 +29,17 @@ def main():
     assert round(divisor, 2) == 6.31 and round(table[MARK_T, MARK_I], 2) == 1.0
     assert np.isclose(table[MARK_T, MARK_I], np.sin(MARK_T / divisor))
 
-    fig, ax = plotting.new_figure(aspect=0.62)
+    fig, ax = plotting.new_figure(aspect=0.62, narrow={"aspect": 1.25})
     plotting.heatmap(ax, table, colorbar_label="value", extent=(-0.5, WIDTH - 0.5, LENGTH - 0.5, -0.5))
     ax.add_patch(
         plotting.plt.Rectangle((MARK_I - 0.5, MARK_T - 0.5), 1, 1, fill=False, edgecolor="white", linewidth=1.5)
     )
     # The note is the title, not a box on the map: text on the cells would fight their colours.
-    ax.set_title(f"boxed: t = {MARK_T}, channel {MARK_I}, sin({MARK_T} / {divisor:.2f}) = {table[MARK_T, MARK_I]:.2f}")
+    ax.set_title(
+        plotting.wrap(
+            f"boxed: t = {MARK_T}, channel {MARK_I},", f"sin({MARK_T} / {divisor:.2f}) = {table[MARK_T, MARK_I]:.2f}"
+        )
+    )
     ax.set_xticks(range(0, WIDTH, 2))
     ax.set_yticks(range(0, LENGTH, 5))
     ax.set_xlabel("channel i (even: sin, odd: cos)")

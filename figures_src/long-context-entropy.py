@@ -41,7 +41,7 @@ def main():
     assert np.all(np.diff((unscaled - scaled)[beyond]) > 0)
     assert math.isclose(factors[-1], 0.1 * math.log(32) + 1)
 
-    fig, ax = plotting.new_figure(aspect=0.5)
+    fig, ax = plotting.new_figure(aspect=0.5, narrow={"aspect": 1.1})
     ax.plot(lengths, equal, color=plotting.colour_of(reference=True), linestyle=":", label="equal scores: ln n")
     ax.plot(
         lengths,
@@ -64,7 +64,10 @@ def main():
     ax.set_xscale("log", base=2)
     ax.set_xlabel("window length n (keys)")
     ax.set_ylabel("entropy (nats)")
-    ax.legend(loc="upper left")
+    if plotting.narrow():  # below the plot: a phone's plot has no corner to spare
+        fig.legend(loc="outside lower center")
+    else:
+        ax.legend(loc="upper left")
     plotting.save(fig)
 
 

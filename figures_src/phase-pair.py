@@ -31,7 +31,9 @@ def main():
     assert np.allclose(steps, np.column_stack([np.sin(np.arange(7)), np.cos(np.arange(7))]))
     assert np.allclose((steps**2).sum(axis=1), 1.0)
 
-    fig, (circle, waves) = plotting.new_figure(aspect=0.42, ncols=2, width_ratios=(1, 1.5))
+    fig, (circle, waves) = plotting.new_figure(
+        aspect=0.42, ncols=2, width_ratios=(1, 1.5), narrow={"aspect": 1.75, "height_ratios": (1.2, 1)}
+    )
     reference = plotting.colour_of(reference=True)
     circle.plot(pair[:, 0], pair[:, 1], color=reference, linewidth=0.8)
     circle.axhline(0, color=reference, linewidth=0.4)

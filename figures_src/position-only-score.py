@@ -38,7 +38,7 @@ def main():
     assert np.allclose(masked, np.outer(np.sin(ids), np.sin(ids)))
     assert abs(masked[0, 1]) < 1e-12 and round(masked[1, 2], 4) == 0.7651
 
-    fig, axes = plotting.new_figure(aspect=0.44, ncols=2)
+    fig, axes = plotting.new_figure(aspect=0.44, ncols=2, narrow={"aspect": 2.35})
     extent = (-0.5, POSITIONS - 0.5, POSITIONS - 0.5, -0.5)
     panels = ((identity, False, "A = I (all channels)"), (masked, True, "A keeps only channel 0 (sin t)"))
     for ax, (scores, signed, title) in zip(axes, panels):
@@ -54,7 +54,7 @@ def main():
         plotting.annotate_cells(ax, image, scores, mask=marked, fontsize=9)  # only the boxed cells
         ax.set_aspect("equal")
         ax.set(xticks=ids, yticks=ids, xlabel="key position s", ylabel="query position t", title=title)
-    fig.suptitle(rf"position-only score $P(t)^\top A\, P(s)$ at d = {WIDTH}")
+    fig.suptitle(plotting.wrap(r"position-only score $P(t)^\top A\, P(s)$", f"at d = {WIDTH}"))
     plotting.save(fig)
 
 

@@ -83,7 +83,7 @@ def main():
     assert 1e-3 < bf16[0] < 1e-2 and bf16[IDS < 1000].max() > 0.5
     assert f32[0] < 1e-7 and f32[IDS < 2 * 10**7].max() > 0.5 and f32[IDS <= 4096].max() < 3e-4
 
-    fig, ax = plotting.new_figure(aspect=0.58)
+    fig, ax = plotting.new_figure(aspect=0.58, narrow={"aspect": 1.25})
     # The pale colours (orange, sky blue: series 4 and 5) go to the two curves drawn thickest.
     styles = {
         "float16": (4, 2.2),
@@ -109,12 +109,12 @@ def main():
     ax.annotate("1e-15", (1.2, 1e-15), xytext=(0, 3), textcoords="offset points", fontsize=9)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xticks([2.0**k for k in range(0, 32, 4)] + [2.0**31])
+    ax.set_xticks([2.0**k for k in range(0, 32, 8 if plotting.narrow() else 4)] + [2.0**31])
     ax.set_xlim(1, 2**31 * 1.3)
     ax.set_ylim(1e-18, 10)
     ax.set_xlabel("position id t (log scale, base 2)")
     ax.set_ylabel("largest |error| over 8 pairs")
-    fig.legend(loc="outside lower center", ncols=5, handlelength=1.5, columnspacing=1.2)
+    fig.legend(loc="outside lower center", ncols=2 if plotting.narrow() else 5, handlelength=1.5, columnspacing=1.2)
     plotting.save(fig)
 
 

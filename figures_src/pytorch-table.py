@@ -35,7 +35,7 @@ def main():
     assert shown[7].tolist() == [0.657, 0.7539, 0.3192, 0.9477, 0.0151, 0.9999]
     assert np.abs(table[:, 4]).max() < 0.016 and (1 - table[:, 5]).max() < 0.016
 
-    fig, ax = plotting.new_figure(aspect=0.6)
+    fig, ax = plotting.new_figure(aspect=0.6, narrow={"aspect": 1.15})
     image = plotting.heatmap(ax, table, colorbar_label="value", extent=(-0.5, D_MODEL - 0.5, MAX_LEN - 0.5, -0.5))
     plotting.annotate_cells(ax, image, table, fmt="{:.4f}", fontsize=9)
     ax.set_xticks(range(D_MODEL), [f"{i}\n{'sin' if i % 2 == 0 else 'cos'}" for i in range(D_MODEL)])

@@ -47,7 +47,7 @@ def main():
     assert np.array_equal(t5[-1, -3:], [2, 1, 0]) and np.array_equal(t5[0, 1:4], [5, 6, 6]) and t5.max() == 7
     assert np.array_equal(deberta, -deberta.T) and np.array_equal(deberta[3, :4], [3, 2, 1, 0])
 
-    fig, axes = plotting.new_figure(aspect=0.72, nrows=2, ncols=3)
+    fig, axes = plotting.new_figure(aspect=0.72, nrows=2, ncols=3, narrow={"nrows": 3, "ncols": 2, "aspect": 1.75})
     extent = (-0.5, LENGTH - 0.5, LENGTH - 0.5, -0.5)
     panels = (
         (alibi, False, "symmetric ALiBi\nslope 1/2", "bias"),
@@ -63,10 +63,13 @@ def main():
         ax.set_title(title, fontsize=9)
         ax.set_xticks(range(0, LENGTH, 5))
         ax.set_yticks(range(0, LENGTH, 5))
-    for ax in axes[1]:
-        ax.set_xlabel("key j")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("query i")
+    # The panels' places: reading order, in rows of three (two in the narrow layout).
+    columns = 2 if plotting.narrow() else 3
+    for number, ax in enumerate(axes.flat):
+        if number >= axes.size - columns:
+            ax.set_xlabel("key j")
+        if number % columns == 0:
+            ax.set_ylabel("query i")
     plotting.save(fig)
 
 

@@ -72,7 +72,9 @@ def main():
     assert np.array_equal(inter_pair[perm], halves_pair) and np.array_equal(inter_first[perm], halves_first)
 
     colours = [plotting.colour_of(series=r) for r in range(D // 2)]
-    fig, ax = plotting.new_figure(aspect=0.5)
+    # Narrow: the identity under the rows instead of beside them, the legend under the figure.
+    narrow = plotting.narrow()
+    fig, ax = plotting.new_figure(aspect=0.5, narrow={"aspect": 1.3})
     for i, source in enumerate(perm):  # halves channel i takes interleaved channel perm[i]
         ax.annotate(
             "",
@@ -108,20 +110,25 @@ def main():
         va="top",
         fontsize=9,
     )
+    # Math text is laid out at its own sizes, subscripts included, so none runs into the next word.
+    listed = f"perm = {perm.tolist()}" if narrow else f"perm =\n{perm.tolist()}"
     ax.text(
-        D - 0.1,
-        0.5,
-        f"rows of $W_Q$ and $W_K$:\n$W_{{halves}} = W_{{inter}}$[perm]\n\nperm =\n{perm.tolist()}",
-        ha="left",
-        va="center",
+        (D - 1) / 2 if narrow else D - 0.1,
+        BOTTOM - 1.2 if narrow else 0.5,
+        f"rows of $W_Q$ and $W_K$:\n$W_{{halves}} = W_{{inter}}$[perm]\n\n{listed}",
+        ha="center" if narrow else "left",
+        va="top" if narrow else "center",
         fontsize=9,
-        bbox={"boxstyle": "round,pad=0.3", "facecolor": "none", "edgecolor": plotting.colour_of(reference=True)},
+        bbox={"boxstyle": "round,pad=0.4", "facecolor": "none", "edgecolor": plotting.colour_of(reference=True)},
     )
     for r, colour in enumerate(colours):
         ax.plot([], [], color=colour, linewidth=4, label=f"pair {r}")
-    ax.legend(loc="upper right", bbox_to_anchor=(1.0, 1.0), handlelength=1.2)
-    ax.set_xlim(-0.7, D + 2.2)
-    ax.set_ylim(BOTTOM - 0.9, TOP + 0.62)
+    if narrow:
+        fig.legend(loc="outside lower center", ncols=4, handlelength=1.2, columnspacing=1.0)
+    else:
+        ax.legend(loc="upper right", bbox_to_anchor=(1.0, 1.0), handlelength=1.2)
+    ax.set_xlim(-0.7, D - 0.3 if narrow else D + 3.5)
+    ax.set_ylim(BOTTOM - (2.75 if narrow else 0.9), TOP + 0.62)
     ax.set_axis_off()
     plotting.save(fig)
 

@@ -37,7 +37,7 @@ def main():
         assert np.isclose(moved, score)
     assert np.isclose(score, CONTENT @ CONTENT * posenc.kernel(Q_POS - K_POS, WIDTH))
 
-    fig, axes = plotting.new_figure(aspect=0.43, ncols=WIDTH // 2)
+    fig, axes = plotting.new_figure(aspect=0.43, ncols=WIDTH // 2, narrow={"nrows": 2, "ncols": 2, "aspect": 1.45})
     circle = np.linspace(0, 2 * np.pi, 181)
     radius = np.hypot(*CONTENT)
     for r, ax in enumerate(axes):
@@ -65,9 +65,11 @@ def main():
         ax.axvline(0, color=reference, linewidth=0.3)
     fig.legend(
         loc="outside lower center",
-        ncols=4,
+        ncols=1 if plotting.narrow() else 4,
         handlelength=1.5,
-        title=f"score q·k = sum over pairs = {score:.2f}, a function of {Q_POS} − {K_POS} = {Q_POS - K_POS} only",
+        title=plotting.wrap(
+            f"score q·k = sum over pairs = {score:.2f},", f"a function of {Q_POS} − {K_POS} = {Q_POS - K_POS} only"
+        ),
         title_fontsize=9,
     )
     plotting.save(fig)

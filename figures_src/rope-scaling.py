@@ -60,7 +60,9 @@ def main():
         (f"YaRN, factor 4 (attention factor {attention:.3f})", yarn, plotting.colour_of(series=1), "-"),
         ("llama3, factor 8, low 1, high 4", llama3, plotting.colour_of(series=0), "--"),
     ]
-    fig, (top, bottom) = plotting.new_figure(aspect=0.8, nrows=2, sharex=True, height_ratios=[1.1, 1])
+    fig, (top, bottom) = plotting.new_figure(
+        aspect=0.8, nrows=2, sharex=True, height_ratios=[1.1, 1], narrow={"aspect": 2.1}
+    )
     for label, values, colour, style in curves:
         top.plot(r, values, color=colour, linestyle=style, label=label)
         bottom.plot(r, values / none, color=colour, linestyle=style)
@@ -70,12 +72,16 @@ def main():
     bottom.set_yticks([1, 1 / 2, 1 / 4, 1 / 8, 1 / 13], ["1", "1/2", "1/4", "1/8", "1/13"])
     bottom.minorticks_off()
     bottom.set_ylabel("ratio to unscaled")
-    bottom.set_xlabel("pair index r (channels 2r, 2r+1 interleaved; r, r+64 halves)")
+    bottom.set_xlabel(plotting.wrap("pair index r", "(channels 2r, 2r+1 interleaved;", "r, r+64 halves)"))
     bottom.set_xlim(0, D // 2 - 1)
-    for edge, text in ((20, "YaRN keeps r ≤ 20"), (40, "llama3 keeps r ≤ 40")):
+    keeps = "\n" if plotting.narrow() else " keeps "
+    for edge, text in ((20, f"YaRN{keeps}r ≤ 20"), (40, f"llama3{keeps}r ≤ 40")):
         bottom.axvline(edge, color=plotting.colour_of(reference=True), linewidth=0.6, linestyle=":")
         bottom.annotate(text, (edge, 1 / 11.5), xytext=(-3, 0), textcoords="offset points", ha="right", fontsize=9)
-    top.legend(loc="lower left")
+    if plotting.narrow():  # below the plots: a phone's plot has no corner to spare
+        fig.legend(loc="outside lower center")
+    else:
+        top.legend(loc="lower left")
     plotting.save(fig)
 
 

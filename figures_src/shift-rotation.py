@@ -37,7 +37,9 @@ def main():
     assert np.allclose(vectors[:-1] @ shift.T, vectors[1:])
     assert np.allclose(shift @ shift, posenc.shift_operator(2, WIDTH))
 
-    fig, (circle, matrix) = plotting.new_figure(aspect=0.58, ncols=2, width_ratios=(0.85, 1.3))
+    fig, (circle, matrix) = plotting.new_figure(
+        aspect=0.58, ncols=2, width_ratios=(0.85, 1.3), narrow={"aspect": 2.15, "height_ratios": (1, 1.25)}
+    )
     theta = np.linspace(0, 2 * np.pi, 200)
     reference = plotting.colour_of(reference=True)
     circle.plot(np.sin(theta), np.cos(theta), color=reference, linewidth=0.8)
@@ -75,7 +77,8 @@ def main():
     )
 
     image = plotting.heatmap(matrix, shift, extent=(-0.5, WIDTH - 0.5, WIDTH - 0.5, -0.5))
-    fig.colorbar(image, ax=matrix, shrink=0.8, label=r"entry of $T_1$")
+    below = {"location": "bottom", "aspect": 30} if plotting.narrow() else {}
+    fig.colorbar(image, ax=matrix, shrink=0.8, label=r"entry of $T_1$", **below)
     plotting.annotate_cells(matrix, image, shift, mask=blocks == 1, fontsize=9)  # the entries of the 2×2 blocks
     matrix.set_aspect("equal")
     matrix.set(

@@ -30,8 +30,16 @@ def main():
     assert np.allclose(vector.round(2), [-0.54, -0.84, 0.84, 0.54, 0.10, 1.00, 0.01, 1.00])
     assert np.allclose(posenc.wavelengths(WIDTH).round(1), [6.3, 62.8, 628.3, 6283.2])
 
-    fig, axes = plotting.new_figure(aspect=0.7, nrows=WIDTH // 2, ncols=2, gridspec_kw={"width_ratios": [3.2, 1]})
-    waves = axes[:, 0]
+    # Narrow: the bar chart goes under the four wave panels instead of beside them.
+    narrow = plotting.narrow()
+    fig, axes = plotting.new_figure(
+        aspect=0.7,
+        nrows=WIDTH // 2,
+        ncols=2,
+        gridspec_kw={"width_ratios": [3.2, 1]},
+        narrow={"nrows": WIDTH // 2 + 1, "ncols": 1, "aspect": 2.2, "height_ratios": [1] * (WIDTH // 2) + [2.4]},
+    )
+    waves = axes[:-1] if narrow else axes[:, 0]
     sine, cosine, reference = (
         plotting.colour_of(wave="sin"),
         plotting.colour_of(wave="cos"),
@@ -51,10 +59,12 @@ def main():
         if r < len(waves) - 1:
             ax.tick_params(labelbottom=False)
         ax.set_xlim(0, LAST)
-    waves[0].legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2, borderaxespad=0.1, handlelength=1.5)
+    waves[0].legend(
+        loc="lower left", bbox_to_anchor=(0, 1.0), ncols=1 if narrow else 2, borderaxespad=0.1, handlelength=1.5
+    )
     waves[-1].set_xlabel("position t")
 
-    bars = plotting.span_axes(axes[:, 1])  # one bar chart beside the four wave panels
+    bars = axes[-1] if narrow else plotting.span_axes(axes[:, 1])  # one bar chart beside the four wave panels
     channels = np.arange(WIDTH)
     bars.barh(channels, vector, color=[sine, cosine] * (WIDTH // 2))
     bars.axvline(0, color=reference, linewidth=0.8)

@@ -36,7 +36,7 @@ def main():
     assert round(sinusoidal[MARK], 2) == 3.78 and round(rope[MARK], 2) == 1.97
     assert round(rope[M], 2) == 2.08 and np.isclose(sinusoidal[M], WIDTH / 2)
 
-    fig, ax = plotting.new_figure(aspect=0.45)
+    fig, ax = plotting.new_figure(aspect=0.45, narrow={"aspect": 1.05})
     reference = plotting.colour_of(reference=True)
     ax.plot(
         n,
@@ -52,7 +52,7 @@ def main():
         "s-",
         color=plotting.colour_of(family="rope"),
         markersize=3.5,
-        label=f"RoPE: q(2)·k(n), content [0.6, 0.4] per pair (= {scale:.2f} × sinusoidal)",
+        label=plotting.wrap("RoPE: q(2)·k(n), content [0.6, 0.4]", f"per pair (= {scale:.2f} × sinusoidal)"),
     )
     ax.axvline(M, color=reference, linestyle=":", linewidth=0.8)
     ax.text(M + 0.4, 0.15, f"m = {M}", fontsize=9)
@@ -72,7 +72,10 @@ def main():
     ax.set_ylim(-0.6, 5.0)
     ax.set_xlabel("key position n")
     ax.set_ylabel("similarity to position 2\n(dot product)")
-    ax.legend(loc="upper right")
+    if plotting.narrow():  # below the plot: a phone's plot has no corner to spare
+        fig.legend(loc="outside lower center")
+    else:
+        ax.legend(loc="upper right")
     plotting.save(fig)
 
 

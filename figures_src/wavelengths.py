@@ -38,7 +38,7 @@ def main():
         assert np.isclose(lam[0], 2 * np.pi) and np.allclose(lam[1:] / lam[:-1], ratio)
         assert np.isclose(lam[-1] * ratio, 10000 * 2 * np.pi)
 
-    fig, ax = plotting.new_figure(aspect=0.5)
+    fig, ax = plotting.new_figure(aspect=0.5, narrow={"aspect": 0.95})
     for bound in (2 * np.pi, 10000 * 2 * np.pi):
         ax.axhline(bound, color=plotting.colour_of(reference=True), linewidth=0.8, linestyle="--")
     ax.text(1.0, 2 * np.pi * 1.2, "2π", ha="right", va="bottom")
@@ -58,7 +58,10 @@ def main():
     ax.set_ylim(3, 3e5)
     ax.set_xlabel("relative pair index 2r/d")
     ax.set_ylabel("wavelength (positions)")
-    ax.legend(loc="lower right", bbox_to_anchor=(1, 0.1))
+    if plotting.narrow():  # the empty corner of a phone's plot
+        ax.legend(loc="upper left", bbox_to_anchor=(0, 0.84))
+    else:
+        ax.legend(loc="lower right", bbox_to_anchor=(1, 0.1))
     plotting.save(fig)
 
 

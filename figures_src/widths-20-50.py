@@ -34,7 +34,10 @@ def main():
     turning = [int(np.sum(posenc.frequencies(w) * (POSITIONS - 1) >= np.pi)) for w in WIDTHS]
     assert turning == [4, 10]
 
-    fig, axes = plotting.new_figure(aspect=0.55, ncols=2, sharey=True, width_ratios=WIDTHS)
+    # Narrow: the two tables one above the other, each as wide as the phone.
+    fig, axes = plotting.new_figure(
+        aspect=0.55, ncols=2, sharey=True, width_ratios=WIDTHS, narrow={"aspect": 1.45, "height_ratios": (1, 1)}
+    )
     for ax, table, width in zip(axes, (small, large), WIDTHS):
         image = plotting.heatmap(ax, table, extent=(-0.5, width - 0.5, POSITIONS - 0.5, -0.5))
         ax.set_xticks(np.arange(0, width, 4 if width == 20 else 10))
@@ -51,8 +54,10 @@ def main():
                 linewidth=1.4,
             )
         )
-    axes[0].set_ylabel("position t")
-    fig.colorbar(image, ax=axes, label="value", shrink=0.9)
+    for ax in axes if plotting.narrow() else axes[:1]:
+        ax.set_ylabel("position t")
+    below = {"location": "bottom", "shrink": 0.8, "aspect": 30} if plotting.narrow() else {"shrink": 0.9}
+    fig.colorbar(image, ax=axes, label="value", **below)
     plotting.save(fig)
 
 

@@ -1,7 +1,9 @@
 // Figures at full size. A figure's "Full size" link (and, on a phone, a tap on the figure)
 // opens a copy of its SVG in a modal dialog: at its drawn width or wider, scrolling sideways
-// when the screen is narrower. Escape or the Close button closes it and focus returns to
-// where it was. Without this script the link opens the SVG file itself.
+// when the screen is narrower. A figure with a narrow layout for phones shows that one on the
+// page; the dialog shows its wide layout, the one the link's file holds. Escape or the Close
+// button closes it and focus returns to where it was. Without this script the link opens the
+// SVG file itself.
 //
 // One listener on the document serves every page: Material's instant navigation swaps the
 // page content but keeps the document, so figures that arrive later need no set-up.
@@ -9,8 +11,31 @@
   // Material's breakpoint below which the layout is a phone's (see posenc.css).
   const phone = window.matchMedia("(max-width: 44.984375em)");
 
+  const XLINK = "http://www.w3.org/1999/xlink";
+  const REFERENCE = /url\(#([^)]+)\)/g;
+
+  // The copy draws with clip paths and markers of its own: each id gets "-full" added, and the
+  // copy's references follow, so no id is on the page twice, and the copy does not depend on
+  // the figure's SVG, which the page may not display (the wide layout on a phone).
+  function ownIds(copy) {
+    const renamed = new Map();
+    for (const element of copy.querySelectorAll("[id]")) {
+      renamed.set(element.id, `${element.id}-full`);
+      element.id = `${element.id}-full`;
+    }
+    const rename = (value) => value.replace(REFERENCE, (whole, id) => (renamed.has(id) ? `url(#${renamed.get(id)})` : whole));
+    for (const element of copy.querySelectorAll("*")) {
+      const href = element.getAttributeNS(XLINK, "href");
+      if (href && renamed.has(href.slice(1))) element.setAttributeNS(XLINK, "xlink:href", `#${renamed.get(href.slice(1))}`);
+      for (const attribute of Array.from(element.attributes)) {
+        if (attribute.value.includes("url(#")) element.setAttribute(attribute.name, rename(attribute.value));
+      }
+    }
+    return copy;
+  }
+
   function openFullSize(figure) {
-    const drawn = figure.querySelector("svg");
+    const drawn = figure.querySelector("svg:not(.posenc-figure__narrow)");
     if (!drawn) return false;
     const returnFocus = document.activeElement;
     const dialog = document.createElement("dialog");
@@ -21,11 +46,9 @@
     close.className = "posenc-figure-dialog__close";
     close.textContent = "Close";
     close.addEventListener("click", () => dialog.close());
-    const copy = drawn.cloneNode(true);
-    // The copy draws with the figure's own clip paths and markers (found by id), so it drops
-    // its ids: no id is on the page twice.
-    for (const element of copy.querySelectorAll("[id]")) element.removeAttribute("id");
+    const copy = ownIds(drawn.cloneNode(true));
     copy.removeAttribute("data-search-exclude");
+    copy.removeAttribute("class"); // the page hides the wide layout on a phone, not the dialog
     const width = Number(drawn.getAttribute("width"));
     const height = Number(drawn.getAttribute("height"));
     copy.style.setProperty("--posenc-drawn-width", `${width}px`);

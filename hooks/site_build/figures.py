@@ -2,6 +2,8 @@
 
 A page's Markdown gets a placeholder where the SVG goes (the caption is Markdown, the SVG must
 not be); :func:`inline_figures` puts the SVG itself there once MkDocs has made the page's HTML.
+A figure with a narrow layout (drawn for a phone's column, ``NAME.narrow.svg``) is both SVGs, the
+wide one first; posenc.css shows one of them by the width of the screen (the wide one in print).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
-from posenc.site.figure_files import FigureMeta, figure_files
+from posenc.site.figure_files import NARROW, WIDE, FigureMeta, figure_files, figure_name
 
 from . import paths
 from .state import BUILD
@@ -30,9 +32,12 @@ def figures_in_docs() -> str:
     return paths.FIGURES.relative_to(paths.DOCS).as_posix()
 
 
-def figure_meta(name: str) -> FigureMeta:
-    meta_path, svg_path = figure_files(name, paths.FIGURES)
+def figure_meta(name: str, layout: str = WIDE) -> FigureMeta:
+    """The sidecar of figure ``name``'s ``layout``, refused unless the layout's SVG is there too."""
+    meta_path, svg_path = figure_files(name, paths.FIGURES, layout)
     if not meta_path.is_file():
+        if layout != WIDE:
+            raise PluginError(f"figure {name!r} has a {layout} layout but no {meta_path.name} (run make)")
         raise PluginError(f"unknown figure {name!r}: no figures_src/{name}.py has been rendered (run make)")
     if not svg_path.is_file():
         raise PluginError(f"figure {name!r} has a description but no {svg_path.name} (run make)")
@@ -99,20 +104,33 @@ def figure_markdown(name: str, page_src: str, page_url: str) -> str:
     )
 
 
-def inline_figures(page_html: str) -> str:
-    """``page_html`` with each figure placeholder replaced by the figure's SVG.
+#: The class of each SVG of a figure that has two layouts: posenc.css shows one by the screen's width.
+LAYOUT_CLASSES = {WIDE: "posenc-figure__wide", NARROW: "posenc-figure__narrow"}
 
-    The SVG is kept out of the search index (``data-search-exclude``, read by Material's
-    search): its text is tick labels and legends, which the caption already describes.
+
+def figure_svgs(name: str) -> str:
+    """The SVG of figure ``name`` as it sits on a page: its wide layout, then its narrow one if it
+    has one, each marked with its layout's class (:data:`LAYOUT_CLASSES`).
+
+    The SVGs are kept out of the search index (``data-search-exclude``, read by Material's
+    search): their text is tick labels and legends, which the caption already describes.
     """
-
-    def svg(match: re.Match) -> str:
-        text = figure_files(match["name"], paths.FIGURES)[1].read_text(encoding="utf-8").strip()
+    layouts = [WIDE, NARROW] if figure_meta(name).narrow else [WIDE]
+    svgs = []
+    for layout in layouts:
+        figure_meta(name, layout)  # both files are there
+        svg_path = figure_files(name, paths.FIGURES, layout)[1]
+        text = svg_path.read_text(encoding="utf-8").strip()
         if not text.startswith("<svg "):
-            raise PluginError(f"figure {match['name']!r}: {match['name']}.svg does not start with <svg (run make)")
-        return "<svg data-search-exclude " + text[len("<svg ") :]
+            raise PluginError(f"figure {name!r}: {svg_path.name} does not start with <svg (run make)")
+        marks = f'class="{LAYOUT_CLASSES[layout]}" ' if len(layouts) > 1 else ""
+        svgs.append("<svg data-search-exclude " + marks + text[len("<svg ") :])
+    return "\n".join(svgs)
 
-    return FIGURE_PLACEHOLDER.sub(svg, page_html)
+
+def inline_figures(page_html: str) -> str:
+    """``page_html`` with each figure placeholder replaced by the figure's SVGs (:func:`figure_svgs`)."""
+    return FIGURE_PLACEHOLDER.sub(lambda match: figure_svgs(match["name"]), page_html)
 
 
 def figure_page(name: str) -> str:
@@ -136,10 +154,8 @@ def figure_page(name: str) -> str:
 def figure_page_files(config) -> list[File]:
     """The generated page of each rendered figure, ``figures/NAME/``."""
     folder = figures_in_docs()
-    return [
-        File.generated(config, f"{folder}/{meta_path.stem}.md", content=figure_page(meta_path.stem))
-        for meta_path in sorted(paths.FIGURES.glob("*.json"))
-    ]
+    names = sorted({figure_name(meta_path) for meta_path in paths.FIGURES.glob("*.json")})
+    return [File.generated(config, f"{folder}/{name}.md", content=figure_page(name)) for name in names]
 
 
 def figure_of_page(page_src: str) -> str | None:

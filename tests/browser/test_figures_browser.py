@@ -1,5 +1,6 @@
 """The figures as readers see them, in headless Chromium: legible on a desktop page, native to
-both colour schemes, and openable at full size on a phone."""
+both colour schemes, and openable at full size on a phone. (tests/browser/test_figure_text.py
+measures every figure's text on a phone and on a desktop, with the page's scripts.)"""
 
 from __future__ import annotations
 
@@ -9,18 +10,23 @@ from support.site_visits import DESKTOP, DRAW_SKIPPED, PHONE, read_on_every_page
 pytestmark = pytest.mark.browser
 
 
-# For every figure on the page: the smallest text in CSS pixels as drawn on screen (font size
-# times the SVG's scale), and whether each text is in the page's typeface.
+# For every figure on the page: how many of its SVGs are displayed (one: a figure with a narrow
+# layout for phones carries both, and the page's CSS shows one), and for the displayed one the
+# smallest text in CSS pixels as drawn on screen (font size times the SVG's scale) and whether
+# each text is in the page's typeface.
 LEGIBILITY_PROBE = """() => {
   const body = getComputedStyle(document.body).fontFamily;
-  return Array.from(document.querySelectorAll('.posenc-figure svg')).map((svg) => {
+  return Array.from(document.querySelectorAll('.posenc-figure')).map((figure) => {
+    const displayed = Array.from(figure.querySelectorAll(':scope > svg')).filter((svg) => svg.getClientRects().length);
+    if (displayed.length !== 1) return { figure: figure.id, displayed: displayed.length };
+    const svg = displayed[0];
     const texts = Array.from(svg.querySelectorAll('text'));
     const pixels = texts.flatMap((text) => [text, ...text.querySelectorAll('tspan')]).map((node) => {
       const matrix = node.getScreenCTM();
       return parseFloat(getComputedStyle(node).fontSize) * Math.hypot(matrix.a, matrix.b);
     });
     return {
-      figure: svg.closest('figure').id, texts: texts.length, smallest: Math.min(...pixels),
+      figure: figure.id, displayed: 1, texts: texts.length, smallest: Math.min(...pixels),
       otherFonts: texts.filter((text) => getComputedStyle(text).fontFamily !== body).length,
     };
   });
@@ -28,13 +34,15 @@ LEGIBILITY_PROBE = """() => {
 
 # In the current scheme: texts drawn in a colour other than the page's text colour (those
 # without a colour of their own, outside literal artists), and figure backgrounds that are
-# white (the <svg> or <figure> itself, or a shape filling most of the figure); and how many
-# figures the page has, inline SVG or not.
+# white (the <svg> or <figure> itself, or a shape filling most of the figure), in every SVG of a
+# figure (both layouts of one that has two); and how many figures the page has, and how many of
+# them are inline SVG.
 SCHEME_PROBE = """() => {
   const typeset = document.querySelector('.md-typeset');  // every page of the theme has one
   const foreground = typeset ? getComputedStyle(typeset).color : null;
-  const figures = document.querySelectorAll('.posenc-figure').length;
-  return { figures, svgs: Array.from(document.querySelectorAll('.posenc-figure svg')).map((svg) => {
+  const all = Array.from(document.querySelectorAll('.posenc-figure'));
+  const figures = all.length, inline = all.filter((figure) => figure.querySelector(':scope > svg')).length;
+  return { figures, inline, svgs: Array.from(document.querySelectorAll('.posenc-figure svg')).map((svg) => {
     const box = svg.getBoundingClientRect();
     const plain = Array.from(svg.querySelectorAll('text'))
       .filter((text) => !text.closest('.posenc-literal') && !/fill:/.test(text.getAttribute('style') || ''));
@@ -84,16 +92,15 @@ def test_figure_text_is_page_text_of_at_least_11_pixels_on_a_desktop_page(browse
     for path in figure_pages:
         page.goto(base_url + path, wait_until="load")
         page.evaluate(DRAW_SKIPPED)  # figures far below are drawn at their size once scrolled to
-        figures = page.evaluate(LEGIBILITY_PROBE)
-        if len(figures) != page.locator(".posenc-figure").count():
-            problems.append(f"{path}: {page.locator('.posenc-figure').count()} figures, {len(figures)} inline SVGs")
-        for figure in figures:
+        for figure in page.evaluate(LEGIBILITY_PROBE):
             where = f"{path}#{figure['figure']}"
-            if not figure["texts"]:
+            if figure["displayed"] != 1:
+                problems.append(f"{where}: {figure['displayed']} inline SVGs displayed, not one")
+            elif not figure["texts"]:
                 problems.append(f"{where}: no <text> elements")
             elif figure["smallest"] < 11 - 1e-6:
                 problems.append(f"{where}: text of {figure['smallest']:.2f} px")
-            if figure["otherFonts"]:
+            if figure.get("otherFonts"):
                 problems.append(f"{where}: {figure['otherFonts']} texts not in the page's typeface")
     context.close()
     assert not problems, "\n".join(problems)
@@ -117,7 +124,7 @@ def test_figures_take_the_page_colours_and_no_white_background(visits, figure_pa
     for path in figure_pages:
         read = visits[path].reads[SCHEME_READ]
         figures = read["svgs"]
-        if len(figures) != read["figures"]:
+        if read["inline"] != read["figures"]:
             problems.append(f"{scheme} {path}: figures that are not inline SVGs")
         for figure in figures:
             where = f"{scheme} {path}#{figure['figure']}"
@@ -134,21 +141,39 @@ def test_figures_take_the_page_colours_and_no_white_background(visits, figure_pa
     assert not problems, "\n".join(problems)
 
 
+# Every id on the page that is given twice, and every reference inside the dialog (a clip path,
+# a marker) that does not find its element inside the dialog.
+IDS_AND_REFERENCES = """() => {
+  const ids = Array.from(document.querySelectorAll('[id]'), (element) => element.id);
+  const dialog = document.querySelector('dialog');
+  const references = Array.from(dialog.querySelectorAll('*')).flatMap((element) => [
+    (element.getAttributeNS('http://www.w3.org/1999/xlink', 'href') || '').replace(/^[^#].*/, '').slice(1),
+    ...Array.from(element.attributes, (attribute) => (attribute.value.match(/url\\(#([^)]+)\\)/) || [])[1] || ''),
+  ]).filter(Boolean);
+  return { twice: ids.filter((id, index) => ids.indexOf(id) !== index),
+           lost: references.filter((id) => !dialog.querySelector(`[id="${id}"]`)), references: references.length };
+}"""
+
+
 def test_a_tapped_figure_opens_at_full_size_on_a_phone(browser, base_url):
     context, page = open_page(browser, base_url, "/guide/", "dark", PHONE, has_touch=True, is_mobile=True)
     figure = page.locator(".posenc-figure").first
-    drawn = int(figure.locator("svg").get_attribute("width"))
-    shown = figure.locator("svg").bounding_box()["width"]
-    assert shown < drawn, "the phone shows the figure smaller than drawn (else there is nothing to enlarge)"
+    wide, narrow = figure.locator("svg.posenc-figure__wide"), figure.locator("svg.posenc-figure__narrow")
+    assert narrow.is_visible() and not wide.is_visible(), "a phone shows the layout drawn for it"
+    drawn = int(wide.get_attribute("width"))
+    shown = narrow.bounding_box()["width"]
+    assert shown < drawn, "the phone shows less than the wide layout (else there is nothing to enlarge)"
     assert shown >= PHONE["width"] - 1, "on a phone the figure uses the whole screen width"
-    figure.locator("svg").tap()
+    narrow.tap()
     dialog = page.locator("dialog.posenc-figure-dialog[open]")
     dialog.wait_for()
     enlarged = dialog.locator("svg").bounding_box()["width"]
-    assert enlarged >= drawn
+    assert enlarged >= drawn, "the view shows the wide layout at its drawn width or wider"
     assert dialog.evaluate("d => d.scrollWidth > d.clientWidth"), "the view scrolls sideways to the figure's edge"
-    assert dialog.locator("svg text").count() == figure.locator("svg text").count()
-    assert page.evaluate("() => document.querySelectorAll('dialog [id]').length") == 0, "no id twice on the page"
+    assert dialog.locator("svg text").count() == wide.locator("text").count()
+    found = page.evaluate(IDS_AND_REFERENCES)
+    assert found["twice"] == [], "no id twice on the page"
+    assert found["references"] and found["lost"] == [], "the copy draws with clip paths and markers of its own"
     dialog.get_by_role("button", name="Close").tap()
     # The dialog leaves the page on its "close" event, which the browser queues as a task.
     page.locator("dialog.posenc-figure-dialog").wait_for(state="detached", timeout=5_000)
@@ -162,7 +187,8 @@ def test_the_full_size_link_works_from_the_keyboard_after_instant_navigation(bro
     page.evaluate("() => document.querySelector('a[href$=\"guide/\"]').click()")  # Material swaps the page
     page.wait_for_url(base_url + "/guide/")
     assert page.evaluate("window.__sameDocument") is True, "the click reloaded the page instead of swapping it"
-    page.locator("#fig-addition-diagram svg text").first.wait_for()  # the new page's figure, swapped in
+    # The new page's figure, swapped in: on a phone, its narrow layout.
+    page.locator("#fig-addition-diagram svg.posenc-figure__narrow text").first.wait_for()
     link = page.locator("#fig-addition-diagram .posenc-figure__enlarge")
     link.focus()
     page.keyboard.press("Enter")

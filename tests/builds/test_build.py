@@ -21,12 +21,14 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOOD = (ROOT / "figures_src" / "vector-width8.py").read_text()
 FAILING = GOOD.replace("plotting.save(fig)", "raise ValueError('the data file is corrupt')")
-# The figure's only extra artist takes a minute to draw, so the render is caught half-written.
+# The figure's only extra artist takes a minute to draw into the SVG (save() lays the figure out
+# once before, without drawing), so the render is caught half-written.
 SLOW = GOOD.replace(
     "    plotting.save(fig)",
     (
         "    import time\n    from matplotlib.artist import Artist\n\n"
-        "    class Slow(Artist):\n        def draw(self, renderer):\n            time.sleep(60)\n\n"
+        "    class Slow(Artist):\n        def draw(self, renderer):\n"
+        "            if not hasattr(renderer.draw_path, '__wrapped__'):\n                time.sleep(60)\n\n"
         "    fig.add_artist(Slow())\n    plotting.save(fig)"
     ),
 )
@@ -152,6 +154,14 @@ def test_figures_render_once_and_only_when_stale(project):
     deleted = make(project, "figures")
     assert rendered_names(deleted.stdout) == ["first"], "a figure deleted by hand is rendered again"
 
+    # The figure is wider than a phone's column, so it has a narrow layout too: each of its files
+    # deleted by hand makes it stale, as its SVG does.
+    for name in ("second.narrow.svg", "second.narrow.json", "second.json"):
+        (project / "docs" / "figures" / name).unlink()
+        again = make(project, "figures")
+        assert again.returncode == 0 and rendered_names(again.stdout) == ["second"], name
+        assert (project / "docs" / "figures" / name).is_file()
+
 
 def test_a_failing_script_keeps_the_last_good_figure_and_stays_stale(project):
     assert make(project, "figures").returncode == 0
@@ -164,6 +174,7 @@ def test_a_failing_script_keeps_the_last_good_figure_and_stays_stale(project):
     assert "FAILED figures_src/second.py" in failed.stderr
     assert "the data file is corrupt" in failed.stderr
     assert svg.read_bytes() == good, "the last good figure is kept for the preview"
+    assert (project / "docs" / "figures" / "second.narrow.svg").is_file(), "and its narrow layout"
     assert '"second": "Traceback' in (project / "build" / "figure-errors.json").read_text()
 
     still_failing = make(project, "figures")

@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 import pytest
 
 from posenc.site import plotting, render
-from posenc.site.figure_files import FIGURE_DIR
+from posenc.site.figure_files import FIGURE_DIR, NARROW, WIDE, FigureMeta, figure_files
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPTS = sorted((ROOT / "figures_src").glob("*.py"))
@@ -84,17 +84,52 @@ def test_script_follows_the_conventions(script):
     assert logical_lines <= 80, "a figure script stays short; move shared code to posenc.site.plotting"
 
 
+def layouts_of(name: str, directory: pathlib.Path) -> list[str]:
+    """The layouts figure ``name`` has in ``directory``, as its wide sidecar says."""
+    return [WIDE, NARROW] if FigureMeta.read(figure_files(name, directory)[0]).narrow else [WIDE]
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
 def test_output_is_small_described_and_deterministic(rendered, script):
     first, second = rendered
-    svg = first / f"{script.stem}.svg"
-    assert svg.stat().st_size <= MAX_BYTES, f"{svg.name} is {svg.stat().st_size} bytes"
-    assert svg.read_bytes() == (second / svg.name).read_bytes(), "two renders differ"
-    meta = json.loads((first / f"{script.stem}.json").read_text())
-    assert meta["script"] == f"figures_src/{script.name}"
-    assert 200 <= meta["width"] <= 1400 and 100 <= meta["height"] <= 1400
-    assert len(meta["alt"].split()) >= 8, "alt text says what the figure shows"
-    assert meta["caption"] and meta["title"]
+    layouts = layouts_of(script.stem, first)
+    assert layouts == layouts_of(script.stem, second)
+    for layout in layouts:
+        meta_path, svg = figure_files(script.stem, first, layout)
+        assert svg.stat().st_size <= MAX_BYTES, f"{svg.name} is {svg.stat().st_size} bytes"
+        assert svg.read_bytes() == (second / svg.name).read_bytes(), f"two renders of {svg.name} differ"
+        meta = json.loads(meta_path.read_text())
+        assert meta["script"] == f"figures_src/{script.name}"
+        assert 200 <= meta["width"] <= 1400 and 100 <= meta["height"] <= 1400
+        assert len(meta["alt"].split()) >= 8, "alt text says what the figure shows"
+        assert meta["caption"] and meta["title"]
+    assert sorted(path.name for path in first.glob(f"{script.stem}.*")) == sorted(
+        path.name for layout in layouts for path in figure_files(script.stem, first, layout)
+    ), "no file of a layout the figure does not have"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_every_layout_is_legible_where_the_page_shows_it(rendered, script):
+    """Text of 11 px or more at the drawn size, and a figure wider than a phone's column has a
+    narrow layout no wider than that column: the page never shows a layout shrunk."""
+    built = rendered[0]
+    phone = round(plotting.NARROW_WIDTH * plotting.PX_PER_INCH)
+    for layout in layouts_of(script.stem, built):
+        meta_path, svg_path = figure_files(script.stem, built, layout)
+        root = ElementTree.parse(svg_path).getroot()
+        sizes = [
+            float(size.removesuffix("px"))
+            for element in root.iter()
+            for size in re.findall(r"font-size: ([\d.]+px)", element.get("style", ""))
+        ]
+        _, _, view_width, _ = (float(v) for v in root.get("viewBox").split())
+        pixels = min(sizes) * int(root.get("width")) / view_width
+        assert pixels >= 11 - 1e-3, f"{svg_path.name}: text of {pixels:.2f} px at the drawn size"
+        width = FigureMeta.read(meta_path).width
+        if layout == NARROW:
+            assert width <= phone, f"{svg_path.name} is {width} px wide, wider than a phone's column"
+        else:
+            assert FigureMeta.read(meta_path).narrow == (width > phone), "a narrow layout exactly when needed"
 
 
 def figure_uses() -> dict[str, list[str]]:
@@ -215,29 +250,34 @@ def test_every_width_has_one_colour_in_every_figure(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
 def test_output_is_drawn_for_the_page(rendered, script):
-    """Text is text in the site's typeface, black and white are the page's colours, ids are the figure's own."""
-    text = (rendered[0] / f"{script.stem}.svg").read_text()
-    root = ElementTree.fromstring(text)
-    assert root.get("font-family") == plotting.SITE_FONT and root.get("fill") == "currentColor"
-    assert any(element.tag == f"{SVG}text" and "".join(element.itertext()).strip() for element in root.iter())
-    assert "font-family:" not in text and 'id="DejaVu' not in text, "no other typeface, no glyphs as paths"
-    literal = {e for g in root.iter() if g.get("class") == plotting.LITERAL for e in g.iter()}
-    for element in set(root.iter()) - literal:
-        style = element.get("style", "")
-        assert not re.search(r"(fill|stroke): (#000000|#ffffff)", style), f"a literal black or white: {style}"
-    ids = [element.get("id") for element in root.iter() if element.get("id")]
-    assert len(ids) == len(set(ids)) and all(i.startswith(f"fig-{script.stem}-") for i in ids)
-    assert set(re.findall(r'(?:url\(#|href="#)([^)"]+)', text)) <= set(ids), "every reference finds its target"
+    """Text is text in the site's typeface, black and white are the page's colours, ids are the figure's own
+    (each layout's: the narrow layout shares the page with the wide one)."""
+    for layout in layouts_of(script.stem, rendered[0]):
+        text = figure_files(script.stem, rendered[0], layout)[1].read_text()
+        root = ElementTree.fromstring(text)
+        assert root.get("font-family") == plotting.SITE_FONT and root.get("fill") == "currentColor"
+        assert any(element.tag == f"{SVG}text" and "".join(element.itertext()).strip() for element in root.iter())
+        assert "font-family:" not in text and 'id="DejaVu' not in text, "no other typeface, no glyphs as paths"
+        literal = {e for g in root.iter() if g.get("class") == plotting.LITERAL for e in g.iter()}
+        for element in set(root.iter()) - literal:
+            style = element.get("style", "")
+            assert not re.search(r"(fill|stroke): (#000000|#ffffff)", style), f"a literal black or white: {style}"
+        ids = [element.get("id") for element in root.iter() if element.get("id")]
+        prefix = f"fig-{script.stem}-" if layout == WIDE else f"fig-{script.stem}.{layout}-"
+        assert len(ids) == len(set(ids)) and all(i.startswith(prefix) for i in ids)
+        assert set(re.findall(r'(?:url\(#|href="#)([^)"]+)', text)) <= set(ids), "every reference finds its target"
 
 
 class PageIds(HTMLParser):
-    """Every id of an HTML page, those inside figures' SVGs apart, and the figures shown."""
+    """Every id of an HTML page, those inside figures' SVGs apart, the figures shown and each
+    figure's SVGs (its layouts' classes, in order)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.ids: list[str] = []
         self.figure_ids: list[str] = []
         self.figures: list[str] = []
+        self.svgs: dict[str, list[str]] = {}
         self._figure: str | None = None
         self._svg_depth = 0
 
@@ -245,8 +285,9 @@ class PageIds(HTMLParser):
         attributes = dict(attrs)
         if tag == "figure" and "posenc-figure" in (attributes.get("class") or "").split():
             self._figure = attributes["id"].removeprefix("fig-")
-        elif tag == "svg" and self._figure and not self._svg_depth:
             self.figures.append(self._figure)
+        elif tag == "svg" and self._figure and not self._svg_depth:
+            self.svgs.setdefault(self._figure, []).append(attributes.get("class") or "")
             self._svg_depth = 1
         elif self._svg_depth and tag in ("svg", "g", "defs", "pattern", "clippath", "text"):
             self._svg_depth += 1  # the SVG elements that enclose others
@@ -256,8 +297,8 @@ class PageIds(HTMLParser):
     def handle_endtag(self, tag):
         if self._svg_depth and tag in ("svg", "g", "defs", "pattern", "clippath", "text"):
             self._svg_depth -= 1
-            if not self._svg_depth:
-                self._figure = None
+        elif tag == "figure" and not self._svg_depth:
+            self._figure = None
 
 
 def test_every_figure_in_the_built_site_is_its_svg_inline_and_ids_are_unique(site_dir):
@@ -271,10 +312,35 @@ def test_every_figure_in_the_built_site_is_its_svg_inline_and_ids_are_unique(sit
         assert not clashes, f"{page.relative_to(site_dir)}: figure ids used twice: {clashes[:5]}"
         assert len(parser.figures) == len(set(parser.figures)), f"{page}: a figure shown twice"
         for name in parser.figures:
-            svg = (ROOT / FIGURE_DIR / f"{name}.svg").read_text().strip()
-            assert "<svg data-search-exclude " + svg.removeprefix("<svg ") in html, f"{name} on {page}"
+            layouts = layouts_of(name, ROOT / FIGURE_DIR)
+            # Both layouts, wide first, each marked for posenc.css; a figure of one layout unmarked.
+            marks = [f"posenc-figure__{layout}" for layout in layouts] if len(layouts) > 1 else [""]
+            assert parser.svgs.get(name) == marks, f"{name} on {page}: SVGs {parser.svgs.get(name)}"
+            for layout, mark in zip(layouts, marks):
+                svg = figure_files(name, ROOT / FIGURE_DIR, layout)[1].read_text().strip()
+                marked = f'class="{mark}" ' if mark else ""
+                assert "<svg data-search-exclude " + marked + svg.removeprefix("<svg ") in html, f"{name} on {page}"
             shown.add(name)
         assert not re.search(r'<img [^>]*src="[^"]*figures/', html), f"{page}: a figure as an <img>, not inline"
         figure_ids += ids
     assert shown == {script.stem for script in SCRIPTS}, "every figure is on a page, inline"
     assert figure_ids, "the figures' ids were seen (clip paths, tick marks)"
+
+
+def test_the_stylesheet_shows_each_layout_at_its_drawn_size_or_larger():
+    """posenc.css hides the wide layout exactly where it would be shrunk (a screen narrower than
+    its 672 px) and lets the narrow one grow to the helper's NARROW_MAX_SCALE, not beyond."""
+    css = (ROOT / "docs" / "stylesheets" / "posenc.css").read_text(encoding="utf-8")
+    rule = re.search(
+        r"@media screen and \(max-width: ([\d.]+)em\) \{\s*\.posenc-figure svg\.posenc-figure__wide \{\s*"
+        r"display: none;\s*\}\s*\.posenc-figure svg\.posenc-figure__narrow \{([^}]*)\}",
+        css,
+    )
+    assert rule, "posenc.css has no rule choosing a figure's narrow layout"
+    wide = plotting.FULL_WIDTH * plotting.PX_PER_INCH
+    assert wide - 1 < float(rule[1]) * 16 < wide, "the narrow layout below the wide one's width, not at it"
+    largest = round(plotting.NARROW_WIDTH * plotting.PX_PER_INCH * plotting.NARROW_MAX_SCALE)
+    assert f"max-width: {largest}px" in rule[2] and "width: 100%" in rule[2]
+    assert re.search(r"\.posenc-figure svg\.posenc-figure__narrow \{\s*display: none;\s*\}", css), (
+        "outside that rule (and in print) the narrow layout is hidden"
+    )

@@ -57,8 +57,9 @@ BUDGETS = {
     "/api/source/plotting/": Budget(elements=5_500, bytes=560_000, scripts=9),
     "/api/source/registry/": Budget(elements=1_500, bytes=430_000, scripts=9),
     "/api/source/relative/": Budget(elements=7_100, bytes=610_000, scripts=9),
-    # 5,402 once its tables' cells were labelled for a phone and its formulas set to wrap.
-    "/conventions/": Budget(elements=5_900, bytes=640_000, scripts=9),
+    # 5,402 once its tables' cells were labelled for a phone and its formulas set to wrap; its two
+    # figures then carried their narrow layouts for phones as well (both inline, one displayed).
+    "/conventions/": Budget(elements=6_000, bytes=640_000, scripts=9),
     "/deep-dive/": Budget(elements=13_200, bytes=1_150_000, scripts=9),
     "/derivations/": Budget(elements=2_300, bytes=470_000, scripts=9),
     # 14 scripts since its steps became panels registered with the shared panel module (panels.js).

@@ -269,6 +269,7 @@ def test_the_preview_keeps_a_failed_figure_and_names_its_error(tmp_path, monkeyp
         "width": 10,
         "height": 5,
         "script": "figures_src/drawn.py",
+        "narrow": False,
     }
     (tmp_path / "drawn.json").write_text(json.dumps(meta))
     (tmp_path / "drawn.svg").write_text("<svg/>")
@@ -302,6 +303,7 @@ def one_figure(tmp_path, monkeypatch):
         "width": 10,
         "height": 5,
         "script": "figures_src/drawn.py",
+        "narrow": False,
     }
     (folder / "drawn.svg").write_text("<svg/>")
     monkeypatch.setattr(paths, "FIGURES", folder)
@@ -335,6 +337,24 @@ def test_a_figure_is_its_svg_inline_with_a_link_to_it_at_full_size(one_figure):
         page = markers_hook.on_page_content(markdown, fake_page(src), {}, None)
         assert '<svg data-search-exclude width="10" height="5" role="img" aria-label="A line &amp; more.">' in page
         assert "data-posenc-figure" not in page and page.count("<svg") == 1
+
+
+def test_a_figure_with_a_narrow_layout_is_both_svgs_marked_for_the_stylesheet(one_figure):
+    meta = json.loads(one_figure.read_text()) | {"narrow": True}
+    one_figure.write_text(json.dumps(meta))
+    one_figure.with_suffix(".svg").write_text('<svg width="10" height="5"><text>wide</text></svg>\n')
+    narrow = one_figure.with_name("drawn.narrow.json")
+    narrow.write_text(json.dumps(meta | {"width": 4, "height": 6}))
+    with pytest.raises(PluginError, match="figure 'drawn' has a description but no drawn.narrow.svg"):
+        markers_hook.on_page_content(expand("{{ figure: drawn }}"), fake_page("guide.md"), {}, None)
+    narrow.with_suffix(".svg").write_text('<svg width="4" height="6"><text>narrow</text></svg>\n')
+    page = markers_hook.on_page_content(expand("{{ figure: drawn }}"), fake_page("guide.md"), {}, None)
+    wide_svg = '<svg data-search-exclude class="posenc-figure__wide" width="10" height="5"><text>wide</text></svg>'
+    narrow_svg = '<svg data-search-exclude class="posenc-figure__narrow" width="4" height="6"><text>narrow</text></svg>'
+    assert f"{wide_svg}\n{narrow_svg}" in page, "the wide layout first (print shows it), then the narrow one"
+    narrow.unlink()
+    with pytest.raises(PluginError, match="figure 'drawn' has a narrow layout but no drawn.narrow.json"):
+        markers_hook.on_page_content(expand("{{ figure: drawn }}"), fake_page("guide.md"), {}, None)
 
 
 def test_a_figure_sidecar_that_is_not_a_figure_meta_stops_the_build(one_figure):

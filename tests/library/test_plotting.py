@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from posenc.site import plotting, render
-from posenc.site.figure_files import FigureMeta
+from posenc.site import plotting, render, svg_rewrite
+from posenc.site.figure_files import FigureMeta, figure_files
 
 GOOD_SCRIPT = '''
 """A test figure of one line.
@@ -55,6 +55,7 @@ def test_save_names_the_figure_after_its_script_and_records_its_description(tmp_
         "script": "figures_src/rising-line.py",
         "title": "A test figure of one line.",
         "width": round(plotting.HALF_WIDTH * 96),
+        "narrow": False,  # narrower than a phone's column, so the one layout serves both
     }
 
 
@@ -189,9 +190,9 @@ def test_a_script_past_the_time_limit_is_stopped_and_named(tmp_path, capsys):
     hanging = write_script(tmp_path, "hanging", "import time\nwhile True:\n    time.sleep(1)\n")
     good = write_script(tmp_path, "rising-line", GOOD_SCRIPT)
     start = time.monotonic()
-    assert render.render([hanging, good], tmp_path / "out", timeout=1) == [hanging]
+    assert render.render([hanging, good], tmp_path / "out", timeout=5) == [hanging]
     assert time.monotonic() - start < 30
-    assert f"{hanging} did not finish within 1 s" in capsys.readouterr().err
+    assert f"{hanging} did not finish within 5 s" in capsys.readouterr().err
     assert (tmp_path / "out" / "rising-line.svg").exists()
 
 
@@ -204,7 +205,10 @@ def test_sigterm_during_a_render_leaves_no_partial_files(tmp_path):
             "    ax.plot([0, 1], [0, 1])\n",
             (
                 "    import time\n    from matplotlib.artist import Artist\n"
-                "    class Slow(Artist):\n        def draw(self, renderer):\n            time.sleep(60)\n"
+                "    class Slow(Artist):\n        def draw(self, renderer):\n"
+                # Only when drawn into the SVG: save() lays the figure out before that, with drawing
+                # disabled (Matplotlib's no-op draw methods wrap the real ones).
+                "            if not hasattr(renderer.draw_path, '__wrapped__'):\n                time.sleep(60)\n"
                 "    fig.add_artist(Slow())\n"
             ),
         ),
@@ -377,7 +381,7 @@ def page_figure(tmp_path_factory) -> ElementTree.Element:
 
 
 def styles(element: ElementTree.Element) -> dict[str, str]:
-    return plotting._parse_style(element.get("style", ""))
+    return svg_rewrite._parse_style(element.get("style", ""))
 
 
 def test_figure_text_is_text_in_the_site_typeface(page_figure):
@@ -462,3 +466,224 @@ def test_ids_are_the_figures_own_and_every_reference_finds_one(page_figure):
 def test_the_svg_has_an_accessible_name(page_figure):
     assert page_figure.get("role") == "img"
     assert page_figure.get("aria-label") == "One straight line rising from zero to one."
+
+
+# --- the narrow layout --------------------------------------------------------------------
+
+# A figure as wide as the column, two panels side by side, with math text in its labels.
+WIDE_SCRIPT = GOOD_SCRIPT.replace(
+    """    fig, ax = plotting.new_figure(width=plotting.HALF_WIDTH, aspect=0.5)
+    ax.plot([0, 1], [0, 1])
+""",
+    """    fig, (ax, other) = plotting.new_figure(aspect=0.4, ncols=2)
+    ax.plot([0, 1], [0, 1])
+    other.set_xscale("log")
+    other.set_xlim(1e-4, 1)
+    ax.set_xlabel(r"frequency $\\omega_r$ " + plotting.layout())
+""",
+)
+
+
+def test_layout_is_wide_outside_the_renderer_and_as_told_within(tmp_path):
+    assert plotting.layout() == "wide" and not plotting.narrow()
+    with plotting.rendering(tmp_path / "x.py", {}, tmp_path, "narrow"):
+        assert plotting.layout() == "narrow" and plotting.narrow()
+        assert plotting.wrap("one", "two") == "one\ntwo"
+    assert plotting.wrap("one", "two") == "one two"
+    with pytest.raises(ValueError, match="layout must be one of"):
+        with plotting.rendering(tmp_path / "x.py", {}, tmp_path, "tall"):
+            pass
+
+
+def test_new_figure_draws_the_narrow_layout_for_a_phones_column(tmp_path):
+    with plotting.rendering(tmp_path / "x.py", {}, tmp_path, "narrow"):
+        fig, axes = plotting.new_figure(aspect=0.4, ncols=3, width_ratios=(1, 2, 1))
+        assert tuple(fig.get_size_inches()) == (plotting.NARROW_WIDTH, pytest.approx(3 * 7.0 * 0.4, abs=0.01))
+        assert axes.shape == (3,), "the row's panels, in the wide layout's shape"
+        tops = [ax.get_position().y0 for ax in axes]
+        assert tops == sorted(tops, reverse=True), "stacked top to bottom in the row's order"
+        assert axes[0].get_gridspec().get_height_ratios() == (1, 2, 1)
+        plotting.plt.close(fig)
+
+        fig, axes = plotting.new_figure(nrows=2, ncols=3, narrow={"nrows": 3, "ncols": 2, "aspect": 1.5})
+        assert axes.shape == (2, 3) and axes[0, 0].get_gridspec().get_geometry() == (3, 2)
+        assert fig.get_size_inches()[1] == pytest.approx(plotting.NARROW_WIDTH * 1.5, abs=0.01)
+        plotting.plt.close(fig)
+
+        fig, axes = plotting.new_figure(
+            nrows=2, ncols=2, gridspec_kw={"height_ratios": [2, 1]}, narrow={"nrows": 3, "ncols": 1}
+        )
+        assert axes.shape == (3,), "a grid of another size comes back as it is"
+        assert axes[0].get_gridspec().get_height_ratios() == [1, 1, 1], "the wide rows' ratios are dropped"
+        plotting.plt.close(fig)
+    fig, axes = plotting.new_figure(aspect=0.4, ncols=3, width_ratios=(1, 2, 1))
+    assert tuple(fig.get_size_inches()) == (7.0, pytest.approx(2.8, abs=0.01)) and axes.shape == (3,)
+    plotting.plt.close(fig)
+
+
+def test_a_figure_wider_than_a_phone_gets_a_narrow_layout_drawn_by_its_script(tmp_path):
+    script = write_script(tmp_path, "two-panels", WIDE_SCRIPT)
+    out = tmp_path / "out"
+    assert render.render([script], out) == []
+    assert sorted(path.name for path in out.iterdir()) == [
+        "two-panels.json",
+        "two-panels.narrow.json",
+        "two-panels.narrow.svg",
+        "two-panels.svg",
+    ]
+    wide, narrow = (FigureMeta.read(figure_files("two-panels", out, layout)[0]) for layout in ("wide", "narrow"))
+    assert (wide.width, narrow.width) == (672, round(plotting.NARROW_WIDTH * 96))
+    assert wide.narrow and narrow.narrow and narrow.alt == wide.alt and narrow.title == wide.title
+    texts = [
+        "".join(t.itertext()) for t in ElementTree.parse(out / "two-panels.narrow.svg").getroot().iter(f"{SVG}text")
+    ]
+    assert any(text.endswith("narrow") for text in texts), "the script drew the layout it was told"
+    root = ElementTree.parse(out / "two-panels.narrow.svg").getroot()
+    ids = [e.get("id") for e in root.iter() if e.get("id")]
+    assert ids and all(i.startswith("fig-two-panels.narrow-") for i in ids), "ids apart from the wide layout's"
+    assert render.stale([script], out, []) == []
+    (out / "two-panels.narrow.svg").unlink()
+    assert render.stale([script], out, []) == [script], "a missing narrow layout makes the figure stale"
+
+
+def test_a_failing_narrow_layout_names_the_figure_and_keeps_the_last_good_files(tmp_path, capsys):
+    script = write_script(tmp_path, "two-panels", WIDE_SCRIPT)
+    out = tmp_path / "out"
+    assert render.render([script], out) == []
+    good = {path.name: path.read_bytes() for path in out.iterdir()}
+    script.write_text(
+        WIDE_SCRIPT.replace(
+            "    plotting.save(fig)",
+            "    if plotting.narrow():\n        raise ValueError('no room')\n    plotting.save(fig)",
+        )
+    )
+    errors = {}
+    assert render.render([script], out, errors=errors) == [script]
+    assert f"{script} failed drawing its narrow layout" in errors[script] and "no room" in errors[script]
+    assert f"FAILED {script}" in capsys.readouterr().err
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == good, "both layouts' last good files"
+    assert render.stale([script], out, []) == [script], "and the figure stays stale"
+
+
+def test_a_figure_that_needs_no_narrow_layout_any_more_loses_it_and_orphans_go(tmp_path):
+    script = write_script(tmp_path, "two-panels", WIDE_SCRIPT)
+    out = tmp_path / "out"
+    assert render.render([script], out) == []
+    script.write_text(GOOD_SCRIPT)  # half the column: legible on a phone as it is
+    assert render.render([script], out) == []
+    assert sorted(path.name for path in out.iterdir()) == ["two-panels.json", "two-panels.svg"]
+    assert render.render([write_script(tmp_path, "other", WIDE_SCRIPT)], out) == []
+    assert len(render.remove_orphans([script], out)) == 4, "every layout's files of a figure whose script is gone"
+    assert sorted(path.name for path in out.iterdir()) == ["two-panels.json", "two-panels.svg"]
+
+
+def test_a_narrow_layout_wider_than_a_phones_column_is_refused(tmp_path):
+    script = write_script(
+        tmp_path,
+        "too-wide",
+        WIDE_SCRIPT.replace("    plotting.save(fig)", "    fig.set_size_inches(5, 3)\n    plotting.save(fig)"),
+    )
+    errors = {}
+    assert render.render([script], tmp_path / "out", errors=errors) == [script]
+    assert "the narrow layout is 480 px wide, wider than a phone's column (360 px)" in errors[script]
+
+
+def runs_of(text: ElementTree.Element) -> list[tuple[str, float, float]]:
+    """A math text's runs: each one's text, size and baseline (the first may be the text's own)."""
+    pieces = ([text] if (text.text or "").strip() else []) + list(text)
+    return [
+        (piece.text.replace("\xa0", " "), float(styles(piece)["font-size"][:-2]), float(piece.get("y")))
+        for piece in pieces
+    ]
+
+
+def test_sub_and_superscripts_are_script_sized_and_shifted_and_at_least_11_pixels(tmp_path):
+    """Math text is laid out whole at a size whose scripts are 11 px: a script is 0.7 of the text
+    around it, on its own baseline, and the glyphs around it are words."""
+    script = write_script(tmp_path, "two-panels", WIDE_SCRIPT)
+    assert render.render([script], tmp_path / "out") == []
+    root = ElementTree.parse(tmp_path / "out" / "two-panels.svg").getroot()
+    label = next(t for t in root.iter(f"{SVG}text") if "".join(t.itertext()).startswith("frequency"))
+    runs = runs_of(label)
+    assert [text for text, _, _ in runs] == ["frequency ", "ω", "r", " wide"]
+    (_, base, baseline), (_, _, _), (_, small, lowered), _ = runs
+    assert small == pytest.approx(plotting.MIN_FONT_SIZE, abs=0.01) and small / base == pytest.approx(0.7, abs=0.01)
+    assert lowered > baseline, "a subscript sits below the baseline"
+    ticks = [t for t in root.iter(f"{SVG}text") if "".join(t.itertext()).startswith("10") and len(runs_of(t)) == 2]
+    assert len(ticks) >= 3, "the log axis's labels, 10 with its power"
+    for tick in ticks:
+        (_, ten, baseline), (_, power, raised) = runs_of(tick)
+        assert power == pytest.approx(plotting.MIN_FONT_SIZE, abs=0.01) and power / ten == pytest.approx(0.7, abs=0.01)
+        assert raised < baseline, "a superscript sits above the baseline"
+
+
+def test_no_text_under_the_smallest_size_reaches_the_page():
+    """save() raises every text first; text under the size in Matplotlib's SVG is an error, not raised."""
+    drawn = b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><text style="font-size: 6px">a</text></svg>'
+    meta = FigureMeta(title="T.", caption="C.", alt="a b c d e", width=10, height=10, script="x", narrow=False)
+    with pytest.raises(ValueError, match="text of 6px in the SVG, under the smallest size"):
+        plotting.page_svg(drawn, "tiny", meta)
+
+
+def absolute_points(data: str) -> list[tuple[float, float]]:
+    """Every point of SVG path data (the commands svg_rewrite writes), in absolute coordinates."""
+    tokens = re.findall(r"[MmLlHhVvCcQqZz]|-?(?:\d+\.?\d*|\.\d+)", data)
+    points, x, y, start, command, index = [], 0.0, 0.0, (0.0, 0.0), "", 0
+    sizes = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "q": 4, "z": 0}
+    while index < len(tokens):
+        if tokens[index].isalpha():
+            command, index = tokens[index], index + 1
+            if command in "zZ":
+                x, y = start
+                continue
+        values = [float(v) for v in tokens[index : index + sizes[command.lower()]]]
+        index += len(values)
+        relative = command.islower()
+        if command.lower() == "h":
+            values = [values[0] + (x if relative else 0), y]
+        elif command.lower() == "v":
+            values = [x, values[0] + (y if relative else 0)]
+        elif relative:
+            values = [v + (x if n % 2 == 0 else y) for n, v in enumerate(values)]
+        pairs = list(zip(values[0::2], values[1::2]))
+        points += pairs
+        x, y = pairs[-1]
+        if command in "mM":
+            start = (x, y)
+            command = "l" if command == "m" else "L"
+    return points
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "M 45.2 168.75  L 45.85 168.61  L 46.5 168.19  L 46.5 170  L 50.125 170  z "
+        "M 1.005 2.994  C 1 2 3 4 5 6  Q 0 0 -7.5 -0.25",
+        "M -0 3.54  L 3.54 0  L 0 -3.54  L -3.54 -0  z ",
+        "M 0.001 0.5  L 0.5 0.001  L 1000.5 -200.25",
+    ],
+)
+def test_compact_path_data_keeps_every_point_to_the_hundredth(data):
+    compact = svg_rewrite._compact_path(data)
+    expected = [float(v) for pair in re.findall(r"(-?[\d.]+) (-?[\d.]+)", data) for v in pair]
+    assert [v for point in absolute_points(compact) for v in point] == pytest.approx(expected, abs=0.0051)
+    assert len(compact) < len(data) * 0.85
+    assert svg_rewrite._compact_path("M 0 0 A 1 1 0 0 1 2 2.123456") == "M 0 0 A 1 1 0 0 1 2 2.12", "only rounded"
+
+
+def test_alike_shapes_are_one_path_and_definitions_one_defs(tmp_path):
+    script = write_script(
+        tmp_path,
+        "many-lines",
+        GOOD_SCRIPT.replace(
+            "    ax.plot([0, 1], [0, 1])\n",
+            "    ax.vlines(range(100), 0, 1)\n    ax.set_xticks(range(0, 100, 10))\n",
+        ),
+    )
+    assert render.render([script], tmp_path / "out") == []
+    root = ElementTree.parse(tmp_path / "out" / "many-lines.svg").getroot()
+    paths = [e for e in root.iter(f"{SVG}path")]
+    assert len(paths) < 10, "a hundred segments, ten tick marks: a few paths"
+    assert sum(e.get("d", "").count("M") for e in paths) >= 100
+    assert not list(root.iter(f"{SVG}use")), "short markers are written out where they go"
+    assert [e.tag for e in root].count(f"{SVG}defs") == 1 and root[0].tag == f"{SVG}defs"

@@ -31,7 +31,8 @@ def main():
     quiet = np.abs(table[:, 0::2]).max(axis=0) < 0.1
     assert 2 * np.argmax(quiet) == 88 and quiet[44:].all()
 
-    fig, ax = plotting.new_figure(aspect=0.52)
+    # On a phone it is the home page's first screen, under the lead and the ways in: kept short.
+    fig, ax = plotting.new_figure(aspect=0.52, narrow={"aspect": 0.62})
     plotting.heatmap(ax, table, colorbar_label="value", extent=(-0.5, WIDTH - 0.5, POSITIONS - 0.5, -0.5))
     ax.set_xticks(np.arange(0, WIDTH, 16))
     ax.set_yticks(np.arange(0, POSITIONS, 10))

@@ -200,8 +200,8 @@ def _cover(release: dict, built: datetime.date, cited_root: str, articles: list[
         f"<h1>{html.escape(release['title'])}</h1>"
         f'<p class="posenc-print-cover__what">The posenc site on transformer positional encoding, printed as one '
         f"document: its {chapters} chapters in the order of the site's menu, with all {derivations} derivations "
-        "and their proof steps, then the references. Every figure was drawn by its script and every derivation "
-        "proved by SymPy when the site was built.</p>"
+        "and their proof steps, then the references. Every figure is the output of its script and every "
+        "derivation passed its SymPy proof, for the sources this document was built from.</p>"
         f"<p>Version {html.escape(release['version'])}, released {date.day} {date:%B} {date.year}. "
         f"This PDF was built on {built.day} {built:%B} {built.year} from the same sources as the site.</p>"
         f'<p>Address to cite: <a href="{cited_root}">{cited_root}</a>. Each derivation is cited by its '

@@ -118,7 +118,9 @@ HOME_FIRST_SCREEN = """() => {
   };
   const firstLink = (page) => Array.from(article.querySelectorAll('a[href]'))
     .find((a) => new URL(a.href).pathname.replace(/index\\.html$/, '').endsWith(page));
-  const figure = article.querySelector('.posenc-figure svg');
+  // The first figure's layout on show: a figure with a narrow layout carries both SVGs.
+  const figure = Array.from(article.querySelector('.posenc-figure').querySelectorAll('svg'))
+    .find((svg) => svg.getBoundingClientRect().width > 0);
   const pages = ['/guide/', '/deep-dive/', '/explainer/', '/conventions/', '/api/', '/derivations/'];
   return {
     figure: figure ? inView(figure) : null,

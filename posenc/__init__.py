@@ -5,8 +5,9 @@ The NumPy encodings live in :mod:`posenc.encodings` and the conventions of other
 :mod:`posenc.conventions`, the relative schemes (Shaw, Transformer-XL, T5, DeBERTa,
 symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`, and the pieces of
 long-context methods (critical dimension, YaRN's ramp and attention factor, LongRoPE, xPos,
-re-rotating cached keys, attention entropy) in :mod:`posenc.long_context`; all are
-re-exported here. The SymPy
+re-rotating cached keys, attention entropy) in :mod:`posenc.long_context`, and the multimodal
+RoPE of Qwen2-VL, Qwen2.5-VL and Qwen3-VL (axis of each pair, rotation, three-axis position ids)
+in :mod:`posenc.mrope`; all are re-exported here. The SymPy
 derivation registry is :mod:`posenc.site.derivations` (run it with ``python -m posenc.site.verify``)
 and the figure helper is :mod:`posenc.site.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
@@ -69,6 +70,8 @@ from .long_context import (
     yarn_ramp,
 )
 
+from .mrope import apply_mrope, mrope_axes, mrope_phases, mrope_position_ids
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -78,6 +81,7 @@ __all__ = [
     "alibi_bias",
     "alibi_slopes",
     "alibi_symmetric_bias",
+    "apply_mrope",
     "apply_rope",
     "cope_logits",
     "cope_positions",
@@ -94,6 +98,9 @@ __all__ = [
     "kernel",
     "kerple_bias",
     "linear_scaled_frequencies",
+    "mrope_axes",
+    "mrope_phases",
+    "mrope_position_ids",
     "llama3_frequencies",
     "longrope_frequencies",
     "pair_index_at_turns",

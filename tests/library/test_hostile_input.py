@@ -63,6 +63,10 @@ def _normal(*shape: int) -> np.ndarray:
 
 IDS = [0, 3, 5]
 KEYS = [1, 2]
+#: Temporal, height and width ids of three tokens (M-RoPE).
+THREE_AXIS_IDS = [[0, 3, 5], [0, 1, 2], [0, 2, 1]]
+#: A sequence of text, an image and a timed video (a tuple: its items are segments, not numbers).
+SEGMENTS = (("text", 2), ("image", (1, 4, 6)), ("text", 1), ("video", (3, 2, 4), 0.5), ("text", 2))
 
 #: One valid call of every public function: (label, function, keyword arguments).
 CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
@@ -305,6 +309,29 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         dict(keys=_normal(2, 3, 8), offset=[1.0, -2.0, 3.5], base=10000.0, layout="halves", rotary_dim=6),
     ),
     ("streaming_cache", posenc.streaming_cache, dict(length=10, sinks=2, window=3)),
+    ("mrope_axes", posenc.mrope_axes, dict(head_dim=16, sections=[3, 3, 2], axis_layout="interleaved")),
+    (
+        "mrope_phases",
+        posenc.mrope_phases,
+        dict(position_ids=THREE_AXIS_IDS, head_dim=8, sections=[2, 1, 1], base=10000.0, axis_layout="chunked"),
+    ),
+    (
+        "apply_mrope",
+        posenc.apply_mrope,
+        dict(
+            x=_normal(2, 3, 8),
+            position_ids=THREE_AXIS_IDS,
+            sections=[1, 2, 1],
+            base=10000.0,
+            axis_layout="chunked",
+            inv_freq=[1.0, 0.5, 0.1, 0.01],
+        ),
+    ),
+    (
+        "mrope_position_ids",
+        posenc.mrope_position_ids,
+        dict(segments=SEGMENTS, variant="qwen2.5-vl", spatial_merge_size=2, tokens_per_second=25),
+    ),
     ("attention_entropy", posenc.attention_entropy, dict(scores=[[0.0, 1.0, -math.inf], [2.0, 2.0, 2.0]])),
 ]
 
@@ -477,8 +504,64 @@ def hostile_arrays(value: Any) -> list[tuple[str, Any]]:
     return variants
 
 
+def hostile_segments(value: tuple) -> list[tuple[str, Any]]:
+    """Hostile descriptions of a sequence for ``mrope_position_ids``, built on the baseline's segments."""
+    variants: list[tuple[str, Any]] = [(repr(item), item) for item in OTHERS + [[[1, 2]], np.zeros((2, 2))]]
+    bad_segments = [
+        ("text",),
+        ("text", 1, 2),
+        ("text", -1),
+        ("text", 2**63),
+        ("text", 2**1100),
+        ("text", True),
+        ("text", 1.5),
+        ("text", np.array([1, 2])),
+        ("Text", 1),
+        (None, 1),
+        (1, 2),
+        (),
+        "text",
+        b"text",
+        {"text": 1},
+        ("image", 4),
+        ("image", (1, 4)),
+        ("image", (1, 4, 6, 2)),
+        ("image", [[1, 4, 6]]),
+        ("image", (0, 4, 4)),
+        ("image", (1, 3, 4)),
+        ("image", (1, -4, 4)),
+        ("image", (1.0, 4.0, 4.0)),
+        ("image", (1, 2**62, 2**62)),
+        ("image", (1, 2**1100, 2)),
+        ("image", (1, 2, 2), 0.5),
+        ("image", ("1", 2, 2)),
+        ("video", (2**40, 2, 2)),
+        ("video", (2**20, 2, 2), 1e30),
+        ("video", (2, 2, 2), math.nan),
+        ("video", (2, 2, 2), math.inf),
+        ("video", (2, 2, 2), 1e39),
+        ("video", (2, 2, 2), 5e-324),
+        ("video", (2, 2, 2), -1.0),
+        ("video", (2, 2, 2), 0.0),
+        ("video", (2, 2, 2), "0.5"),
+        ("video", (2, 2, 2), True),
+        ("video", (2, 2, 2), 2**1100),
+        ("video", (2, 2, 2), 0.5, 1),
+    ]
+    for segment in bad_segments:
+        for index in (0, len(value) - 1):
+            changed = list(value)
+            changed[index] = segment
+            variants.append((f"segment {index} {segment!r}", tuple(changed)))
+    variants.append(("a list of segments", list(value)))
+    variants.append(("many segments", value * 1000))
+    return variants
+
+
 def hostile_values(value: Any) -> list[tuple[str, Any]]:
     """Every hostile value for an argument whose valid baseline is ``value``."""
+    if isinstance(value, tuple):
+        return hostile_segments(value)
     if isinstance(value, (bool, np.bool_)):
         return [(repr(item), item) for item in OTHERS]
     if isinstance(value, int):
@@ -553,6 +636,10 @@ def _invariants(label: str, kwargs: dict[str, Any], result: Any) -> None:
         assert np.all(np.abs(result) < 2**53)
     elif label == "rope_permutation":
         assert sorted(result.tolist()) == list(range(result.size))
+    elif label == "mrope_axes":
+        assert np.bincount(result, minlength=3).tolist() == np.asarray(kwargs["sections"]).tolist()
+    elif label == "mrope_position_ids":
+        assert result.shape[0] == 3 and np.all(result >= 0) and np.all(result < 2**53)
 
 
 def judge(label: str, function: Callable[..., Any], kwargs: dict[str, Any], argument: str) -> Any:

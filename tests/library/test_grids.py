@@ -337,11 +337,14 @@ def test_patch_table_is_the_kronecker_product_with_prefix_rows_unchanged(rng):
 
 @pytest.mark.parametrize("convention", grids.RESAMPLE_CONVENTIONS)
 def test_patch_table_to_its_own_grid_is_unchanged(rng, convention):
+    """All three libraries return the table as it is when the grid does not change (DINOv2's 0.1 included)."""
     table = rng.standard_normal((17, 4))
     np.testing.assert_array_equal(grids.resample_patch_table(table, (4, 4), convention=convention), table)
 
 
 def test_resample_errors_name_the_argument_and_the_rule(rng):
+    """A grid the table's rows do not fill, a malformed new_grid, too many prefix tokens, an unknown
+    convention and a scale factor that does not give the requested size are refused by name."""
     table = rng.standard_normal((11, 2))
     with pytest.raises(ValueError, match=r"table's 10 rows after prefix_tokens \(1\) are not a square grid"):
         grids.resample_patch_table(table, (3, 3), convention="timm")

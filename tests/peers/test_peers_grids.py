@@ -90,8 +90,8 @@ def test_transformers_2d_sinusoidal_table_is_the_transformers_layout(rows, cols,
 
 @pytest.mark.parametrize("side, dim", [(2, 8), (4, 16), (7, 32)])
 def test_vitmae_model_table_is_the_mae_layout(side, dim):
-    """A ViTMAE model's position table (swapped halves, float32) against ``sincos_2d_table(layout="mae")``
-    after its zero class-token row."""
+    """ViTMAE's position table as ``ViTMAEEmbeddings.initialize_weights`` fills it (its builder's table with the
+    halves swapped, float32) against ``sincos_2d_table(layout="mae")`` after its zero class-token row."""
     config = ViTMAEConfig(
         hidden_size=dim,
         num_hidden_layers=1,
@@ -104,8 +104,8 @@ def test_vitmae_model_table_is_the_mae_layout(side, dim):
         decoder_num_attention_heads=2,
         decoder_intermediate_size=8,
     )
-    # A whole ViTMAEModel(config) keeps a zero table here: its patch projection is initialised first and
-    # flagged, and initialize_weights returns early on that flag. The embeddings module alone fills it.
+    # A whole ViTMAEModel(config) leaves this table at zero here (initialize_weights returns early once the
+    # patch projection is flagged as initialised); the embeddings module alone fills it.
     embeddings = ViTMAEEmbeddings(config)
     embeddings.initialize_weights()
     table = embeddings.position_embeddings[0].detach().double().numpy()

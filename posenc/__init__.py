@@ -5,9 +5,10 @@ The NumPy encodings live in :mod:`posenc.encodings` and the conventions of other
 :mod:`posenc.conventions`, the relative schemes (Shaw, Transformer-XL, T5, DeBERTa,
 symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`, and the pieces of
 long-context methods (critical dimension, YaRN's ramp and attention factor, LongRoPE, xPos,
-re-rotating cached keys, attention entropy) in :mod:`posenc.long_context`, and the multimodal
-RoPE of Qwen2-VL, Qwen2.5-VL and Qwen3-VL (axis of each pair, rotation, three-axis position ids)
-in :mod:`posenc.mrope`; all are re-exported here. The SymPy
+re-rotating cached keys, attention entropy) in :mod:`posenc.long_context`, positions on 2-D
+patch grids (sin-cos tables, axial and mixed 2-D RoPE, resampled tables) in :mod:`posenc.grids`,
+and the multimodal RoPE of Qwen2-VL, Qwen2.5-VL and Qwen3-VL (axis of each pair, rotation,
+three-axis position ids) in :mod:`posenc.mrope`; all are re-exported here. The SymPy
 derivation registry is :mod:`posenc.site.derivations` (run it with ``python -m posenc.site.verify``)
 and the figure helper is :mod:`posenc.site.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
@@ -69,6 +70,13 @@ from .long_context import (
     yarn_correction_range,
     yarn_ramp,
 )
+from .grids import (
+    axial_rope_2d,
+    mixed_rope_2d,
+    resample_patch_table,
+    resample_weights,
+    sincos_2d_table,
+)
 
 from .mrope import apply_mrope, mrope_axes, mrope_phases, mrope_position_ids
 
@@ -89,6 +97,7 @@ __all__ = [
     "deberta_relative_positions",
     "apply_xpos",
     "attention_entropy",
+    "axial_rope_2d",
     "critical_dimension",
     "dynamic_ntk_frequencies",
     "fairseq_embedding",
@@ -103,8 +112,11 @@ __all__ = [
     "mrope_position_ids",
     "llama3_frequencies",
     "longrope_frequencies",
+    "mixed_rope_2d",
     "pair_index_at_turns",
     "rerotate_keys",
+    "resample_patch_table",
+    "resample_weights",
     "rope",
     "rope_frequencies",
     "rope_permutation",
@@ -114,6 +126,7 @@ __all__ = [
     "shaw_relative_index",
     "shaw_values",
     "shift_operator",
+    "sincos_2d_table",
     "sinusoidal",
     "sinusoidal_embedding",
     "squared_distance",

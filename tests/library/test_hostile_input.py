@@ -333,6 +333,38 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         dict(segments=SEGMENTS, variant="qwen2.5-vl", spatial_merge_size=2, tokens_per_second=25),
     ),
     ("attention_entropy", posenc.attention_entropy, dict(scores=[[0.0, 1.0, -math.inf], [2.0, 2.0, 2.0]])),
+    (
+        "sincos_2d_table",
+        posenc.sincos_2d_table,
+        dict(rows=3, cols=4, dim=8, layout="vit-pytorch", base=10000.0),
+    ),
+    (
+        "axial_rope_2d",
+        posenc.axial_rope_2d,
+        dict(x=_normal(2, 6, 8), rows=2, cols=3, base=100.0, layout="halves", coordinates="centered"),
+    ),
+    (
+        "axial_rope_2d frequencies",
+        posenc.axial_rope_2d,
+        dict(x=_normal(6, 8), rows=3, cols=2, frequencies=[3.0, 0.5], layout="interleaved", coordinates="pixel"),
+    ),
+    (
+        "mixed_rope_2d",
+        posenc.mixed_rope_2d,
+        dict(x=_normal(6, 4), rows=2, cols=3, frequencies=_normal(2, 2), layout="interleaved", coordinates="index"),
+    ),
+    ("resample_weights", posenc.resample_weights, dict(old=5, new=3, antialias=True)),
+    ("resample_weights scale_factor", posenc.resample_weights, dict(old=4, new=6, antialias=False, scale_factor=1.525)),
+    (
+        "resample_patch_table",
+        posenc.resample_patch_table,
+        dict(table=_normal(17, 3), new_grid=[3, 5], convention="timm", old_grid=[4, 4], prefix_tokens=1),
+    ),
+    (
+        "resample_patch_table dinov2",
+        posenc.resample_patch_table,
+        dict(table=_normal(11, 2), new_grid=[2, 5], convention="dinov2", prefix_tokens=2),
+    ),
 ]
 
 LABELS = [label for label, _, _ in CALLS]

@@ -3,10 +3,12 @@
 The NumPy encodings live in :mod:`posenc.encodings` and the conventions of other libraries
 (fairseq's schedule and position ids, RoPE pairings and scaling, T5 buckets) in
 :mod:`posenc.conventions`, the relative schemes (Shaw, Transformer-XL, T5, DeBERTa,
-symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`, and the pieces of
+symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`, the pieces of
 long-context methods (critical dimension, YaRN's ramp and attention factor, LongRoPE, xPos,
-re-rotating cached keys, attention entropy) in :mod:`posenc.long_context`; all are
-re-exported here. The SymPy
+re-rotating cached keys, attention entropy) in :mod:`posenc.long_context`, and how today's
+language models place position (per-layer RoPE/NoPE schedules, partial and proportional RoPE,
+multi-head latent attention, the base a context length needs, query temperature laws) in
+:mod:`posenc.architectures`; all are re-exported here. The SymPy
 derivation registry is :mod:`posenc.site.derivations` (run it with ``python -m posenc.site.verify``)
 and the figure helper is :mod:`posenc.site.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
@@ -69,9 +71,46 @@ from .long_context import (
     yarn_ramp,
 )
 
+from .architectures import (
+    LayerSpec,
+    apply_partial_rope,
+    cohere2_layers,
+    exaone4_layers,
+    gemma3_layers,
+    layer_schedule,
+    llama4_beta_query_scale,
+    llama4_layers,
+    llama4_query_scale,
+    mla_cache_values,
+    mla_scores,
+    mla_softmax_scale,
+    partial_rope_frequencies,
+    partial_rotary_dim,
+    proportional_rope_frequencies,
+    rope_base_lower_bound,
+    smollm3_layers,
+)
+
 __version__ = "0.1.0"
 
 __all__ = [
+    "LayerSpec",
+    "apply_partial_rope",
+    "cohere2_layers",
+    "exaone4_layers",
+    "gemma3_layers",
+    "layer_schedule",
+    "llama4_beta_query_scale",
+    "llama4_layers",
+    "llama4_query_scale",
+    "mla_cache_values",
+    "mla_scores",
+    "mla_softmax_scale",
+    "partial_rope_frequencies",
+    "partial_rotary_dim",
+    "proportional_rope_frequencies",
+    "rope_base_lower_bound",
+    "smollm3_layers",
     "DEFAULT_BASE",
     "TransformerXLTerms",
     "absolute_table_rows",

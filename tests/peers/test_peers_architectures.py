@@ -18,7 +18,9 @@ from transformers import (
     SmolLM3Config,
 )
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.cohere2 import modeling_cohere2
 from transformers.models.deepseek_v3 import modeling_deepseek_v3
+from transformers.models.exaone4 import modeling_exaone4
 from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
 from transformers.models.glm.modeling_glm import GlmRotaryEmbedding
 from transformers.models.glm.modeling_glm import apply_rotary_pos_emb as glm_apply
@@ -40,8 +42,28 @@ def small(config_class, **extra):
     return config_class(**(sizes | extra))
 
 
-def expected_rotation(config, index: int) -> bool:
-    return config.layer_types[index] == "sliding_attention"
+def capture_queries(monkeypatch, module) -> dict:
+    """Replace ``module``'s eager attention with one that keeps the query it is handed and returns zeros."""
+    seen: dict = {}
+
+    def capture(attention, query, key, value, attention_mask, scaling=None, **kwargs):
+        seen.update(query=query.clone(), key=key, scaling=scaling)
+        return torch.zeros(query.shape[0], query.shape[2], query.shape[1], value.shape[-1], dtype=query.dtype), None
+
+    monkeypatch.setattr(module, "eager_attention_forward", capture)
+    return seen
+
+
+def layer_rotates(attention, seen, identity, quarter_turn, width) -> bool:
+    """Whether a layer rotates: its queries with position embeddings of angle 0 and of a quarter turn differ."""
+    torch.manual_seed(2)
+    hidden = torch.randn(1, 3, width, dtype=torch.float64)
+    queries = []
+    with torch.no_grad():
+        for embeddings in (identity, quarter_turn):
+            attention(hidden, embeddings, None)
+            queries.append(seen["query"])
+    return not torch.equal(queries[0], queries[1])
 
 
 @pytest.mark.parametrize("layers, pattern", [(13, 6), (8, 2), (5, 1)])
@@ -69,15 +91,21 @@ def test_gemma3_layer_types_bases_and_scaling(layers, pattern):
 @pytest.mark.parametrize(
     "layers, flags, chunk", [(8, None, 8192), (6, [1, 0, 0, 1, 1, 0], 16), (5, [], None), (4, [0, 1, 1, 0], 8)]
 )
-def test_llama4_irope_schedule(layers, flags, chunk):
+def test_llama4_irope_schedule(monkeypatch, layers, flags, chunk):
     """``Llama4TextConfig``'s ``no_rope_layers`` (1 = uses RoPE; default every fourth layer NoPE) and
-    ``layer_types``, and each ``Llama4TextAttention``'s ``use_rope``, against ``posenc.llama4_layers``."""
-    config = small(Llama4TextConfig, num_hidden_layers=layers, no_rope_layers=flags, attention_chunk_size=chunk)
+    ``layer_types``, and whether each ``Llama4TextAttention`` turns its queries when its position embeddings
+    turn, against ``posenc.llama4_layers``."""
+    config = small(
+        Llama4TextConfig, num_hidden_layers=layers, no_rope_layers=flags, attention_chunk_size=chunk, head_dim=16
+    )
+    config._attn_implementation = "eager"
+    seen = capture_queries(monkeypatch, modeling_llama4)
     schedule = posenc.llama4_layers(layers, no_rope_layers=flags, attention_chunk_size=chunk)
     assert [layer.attention for layer in schedule] == list(config.layer_types)
+    identity = torch.ones(1, 3, 8, dtype=torch.complex64)
     for index, layer in enumerate(schedule):
-        attention = modeling_llama4.Llama4TextAttention(config, index)
-        assert bool(attention.use_rope) == layer.rotates
+        attention = modeling_llama4.Llama4TextAttention(config, index).double()
+        assert layer_rotates(attention, seen, identity, identity * 1j, 32) == layer.rotates
         assert layer.temperature_tuned == (config.attn_temperature_tuning and not attention.use_rope)
         assert layer.base == (config.rope_parameters["rope_theta"] if attention.use_rope else None)
 
@@ -87,24 +115,29 @@ def test_llama4_attention_scales_nope_queries_by_its_temperature(monkeypatch):
     projected queries, against ``posenc.llama4_query_scale`` (small ``floor_scale`` so the steps show); a RoPE
     layer's queries are not scaled."""
     config = small(
-        Llama4TextConfig, num_hidden_layers=4, floor_scale=3, attn_scale=0.25, attention_chunk_size=None, head_dim=16
+        Llama4TextConfig,
+        num_hidden_layers=4,
+        floor_scale=3,
+        attn_scale=0.25,
+        attention_chunk_size=None,
+        head_dim=16,
+        use_qk_norm=False,  # the RoPE layer's queries are then exactly the projected ones
     )
     config._attn_implementation = "eager"
-    seen = {}
-
-    def capture(module, query, key, value, attention_mask, **kwargs):
-        seen["query"] = query
-        return torch.zeros(query.shape[0], query.shape[2], query.shape[1], value.shape[-1], dtype=query.dtype), None
-
-    monkeypatch.setattr(modeling_llama4, "eager_attention_forward", capture)
+    seen = capture_queries(monkeypatch, modeling_llama4)
     torch.manual_seed(0)
-    attention = modeling_llama4.Llama4TextAttention(config, 3).double()  # layer 3 is NoPE
-    assert not attention.use_rope
     hidden = torch.randn(1, 10, 32, dtype=torch.float64)
-    with torch.no_grad():
-        attention(hidden, torch.ones(1, 10, 8, dtype=torch.complex64), None)
-        projected = attention.q_proj(hidden).view(1, 10, 2, 16).transpose(1, 2)
-    ratio = (seen["query"] / projected).numpy()
+    unturned = torch.ones(1, 10, 8, dtype=torch.complex64)
+    ratios = []
+    for index in (0, 3):  # layer 0 rotates, layer 3 is NoPE
+        attention = modeling_llama4.Llama4TextAttention(config, index).double()
+        with torch.no_grad():
+            attention(hidden, unturned, None)
+            projected = attention.q_proj(hidden).view(1, 10, 2, 16).transpose(1, 2)
+        ratios.append((seen["query"] / projected).numpy())
+    # Llama 4's apply_rotary_emb multiplies in float32 (here by 1): the queries come back rounded to float32.
+    np.testing.assert_allclose(ratios[0], 1.0, rtol=4 * 2.0**-24)
+    ratio = ratios[1]
     scale = posenc.llama4_query_scale(np.arange(10), floor_scale=3, attn_scale=0.25)
     # Llama 4 forms the scale in float32 (positions.float()): log1p and the product each rounded once.
     np.testing.assert_allclose(ratio, np.broadcast_to(scale[None, None, :, None], ratio.shape), rtol=4 * 2.0**-24)
@@ -143,16 +176,21 @@ def test_smollm3_nope_layers(layers, flags, sliding):
 
 
 @pytest.mark.parametrize("config_class", [Cohere2Config, Exaone4Config])
-def test_cohere2_and_exaone4_rotate_only_sliding_layers(config_class):
-    """``Cohere2Config`` and ``Exaone4Config``'s ``layer_types`` (the attention modules rotate on sliding layers
-    only) and their default ``rope_theta``, against ``posenc.cohere2_layers`` and ``posenc.exaone4_layers``."""
+def test_cohere2_and_exaone4_rotate_only_sliding_layers(monkeypatch, config_class):
+    """``Cohere2Config`` and ``Exaone4Config``'s ``layer_types``, whether each layer's attention turns its queries
+    when its cos and sin turn, and their default ``rope_theta``, against ``posenc.cohere2_layers`` and
+    ``posenc.exaone4_layers``."""
     config = small(config_class, num_hidden_layers=9, sliding_window_pattern=3)
-    schedule = (posenc.cohere2_layers if config_class is Cohere2Config else posenc.exaone4_layers)(
-        9, sliding_window_pattern=3
-    )
+    config._attn_implementation = "eager"
+    cohere = config_class is Cohere2Config
+    module = modeling_cohere2 if cohere else modeling_exaone4
+    seen = capture_queries(monkeypatch, module)
+    schedule = (posenc.cohere2_layers if cohere else posenc.exaone4_layers)(9, sliding_window_pattern=3)
     assert [layer.attention for layer in schedule] == list(config.layer_types)
+    ones, zeros = torch.ones(1, 3, 16, dtype=torch.float64), torch.zeros(1, 3, 16, dtype=torch.float64)
     for index, layer in enumerate(schedule):
-        assert layer.rotates == expected_rotation(config, index)
+        attention = (module.Cohere2Attention if cohere else module.Exaone4Attention)(config, index).double()
+        assert layer_rotates(attention, seen, (ones, zeros), (zeros, ones), 32) == layer.rotates
         assert layer.base == (config.rope_parameters["rope_theta"] if layer.rotates else None)
 
 
@@ -247,13 +285,7 @@ def test_deepseek_v3_attention_logits_are_mla_scores(monkeypatch, interleave, ro
         rope_parameters=dict(rope),
     )
     config._attn_implementation = "eager"
-    seen = {}
-
-    def capture(module, query, key, value, attention_mask, scaling=None, **kwargs):
-        seen.update(query=query, key=key, scaling=scaling)
-        return torch.zeros(query.shape[0], query.shape[2], query.shape[1], value.shape[-1], dtype=query.dtype), None
-
-    monkeypatch.setattr(modeling_deepseek_v3, "eager_attention_forward", capture)
+    seen = capture_queries(monkeypatch, modeling_deepseek_v3)
     torch.manual_seed(1)
     attention = modeling_deepseek_v3.DeepseekV3Attention(config, 0).double()
     rotary = modeling_deepseek_v3.DeepseekV3RotaryEmbedding(config)

@@ -3,12 +3,15 @@
 The NumPy encodings live in :mod:`posenc.encodings` and the conventions of other libraries
 (fairseq's schedule and position ids, RoPE pairings and scaling, T5 buckets) in
 :mod:`posenc.conventions`, the relative schemes (Shaw, Transformer-XL, T5, DeBERTa,
-symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`, and the pieces of
+symmetric ALiBi, Kerple, FIRE, CoPE) in :mod:`posenc.relative`, the pieces of
 long-context methods (critical dimension, YaRN's ramp and attention factor, LongRoPE, xPos,
 re-rotating cached keys, attention entropy) in :mod:`posenc.long_context`, positions on 2-D
 patch grids (sin-cos tables, axial and mixed 2-D RoPE, resampled tables) in :mod:`posenc.grids`,
-and the multimodal RoPE of Qwen2-VL, Qwen2.5-VL and Qwen3-VL (axis of each pair, rotation,
-three-axis position ids) in :mod:`posenc.mrope`; all are re-exported here. The SymPy
+the multimodal RoPE of Qwen2-VL, Qwen2.5-VL and Qwen3-VL (axis of each pair, rotation,
+three-axis position ids) in :mod:`posenc.mrope`, and how today's language models place position
+(per-layer RoPE/NoPE schedules, partial and proportional RoPE, multi-head latent attention, the
+base a context length needs, query temperature laws) in :mod:`posenc.architectures`; all are
+re-exported here. The SymPy
 derivation registry is :mod:`posenc.site.derivations` (run it with ``python -m posenc.site.verify``)
 and the figure helper is :mod:`posenc.site.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
@@ -80,44 +83,80 @@ from .grids import (
 
 from .mrope import apply_mrope, mrope_axes, mrope_phases, mrope_position_ids
 
+from .architectures import (
+    LayerSpec,
+    apply_partial_rope,
+    cohere2_layers,
+    exaone4_layers,
+    gemma3_layers,
+    layer_schedule,
+    llama4_beta_query_scale,
+    llama4_layers,
+    llama4_query_scale,
+    mla_cache_values,
+    mla_scores,
+    mla_softmax_scale,
+    partial_rope_frequencies,
+    partial_rotary_dim,
+    proportional_rope_frequencies,
+    rope_base_lower_bound,
+    smollm3_layers,
+)
+
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_BASE",
+    "LayerSpec",
     "TransformerXLTerms",
     "absolute_table_rows",
     "alibi_bias",
     "alibi_slopes",
     "alibi_symmetric_bias",
     "apply_mrope",
+    "apply_partial_rope",
     "apply_rope",
-    "cope_logits",
-    "cope_positions",
-    "deberta_log_bucket",
-    "deberta_relative_positions",
     "apply_xpos",
     "attention_entropy",
     "axial_rope_2d",
+    "cohere2_layers",
+    "cope_logits",
+    "cope_positions",
     "critical_dimension",
+    "deberta_log_bucket",
+    "deberta_relative_positions",
     "dynamic_ntk_frequencies",
+    "exaone4_layers",
     "fairseq_embedding",
     "fairseq_position_ids",
     "fire_bias",
     "frequencies",
+    "gemma3_layers",
     "kernel",
     "kerple_bias",
+    "layer_schedule",
     "linear_scaled_frequencies",
+    "llama3_frequencies",
+    "llama4_beta_query_scale",
+    "llama4_layers",
+    "llama4_query_scale",
+    "longrope_frequencies",
+    "mixed_rope_2d",
+    "mla_cache_values",
+    "mla_scores",
+    "mla_softmax_scale",
     "mrope_axes",
     "mrope_phases",
     "mrope_position_ids",
-    "llama3_frequencies",
-    "longrope_frequencies",
-    "mixed_rope_2d",
     "pair_index_at_turns",
+    "partial_rope_frequencies",
+    "partial_rotary_dim",
+    "proportional_rope_frequencies",
     "rerotate_keys",
     "resample_patch_table",
     "resample_weights",
     "rope",
+    "rope_base_lower_bound",
     "rope_frequencies",
     "rope_permutation",
     "rope_scaling_frequencies",
@@ -129,9 +168,10 @@ __all__ = [
     "sincos_2d_table",
     "sinusoidal",
     "sinusoidal_embedding",
+    "smollm3_layers",
     "squared_distance",
-    "t5_bias",
     "streaming_cache",
+    "t5_bias",
     "t5_relative_position_bucket",
     "transformer_xl_terms",
     "wavelengths",

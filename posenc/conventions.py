@@ -9,8 +9,8 @@
   code) and the halves pairing (GPT-NeoX, Hugging Face LLaMA), partial rotation of the first
   ``rotary_dim`` channels, and the inverse frequencies of the ``rope_scaling`` variants of
   Hugging Face transformers: linear, dynamic NTK, YaRN (with its attention factor), llama3 and
-  longrope (computed by ``posenc.long_context.longrope_frequencies``); of the types transformers
-  lists, only "proportional" is not reproduced.
+  longrope (computed by ``posenc.long_context.longrope_frequencies``); the remaining type,
+  "proportional", is ``posenc.architectures.proportional_rope_frequencies``.
 * T5's relative-position buckets, bidirectional and causal.
 
 Every function checks its arguments and names the offending one in its error; as everywhere in

@@ -365,13 +365,111 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         posenc.resample_patch_table,
         dict(table=_normal(11, 2), new_grid=[2, 5], convention="dinov2", prefix_tokens=2),
     ),
+    (
+        "layer_schedule",
+        posenc.layer_schedule,
+        dict(
+            num_hidden_layers=6,
+            period=3,
+            local_base=10000.0,
+            global_base=1e6,
+            local_attention="sliding_attention",
+            global_attention="full_attention",
+        ),
+    ),
+    (
+        "gemma3_layers",
+        posenc.gemma3_layers,
+        dict(num_hidden_layers=7, sliding_window_pattern=6, rope_theta=1e6, rope_local_base_freq=10000.0),
+    ),
+    (
+        "llama4_layers",
+        posenc.llama4_layers,
+        dict(
+            num_hidden_layers=5,
+            no_rope_layers=[1, 1, 0, 1, 0],
+            no_rope_layer_interval=4,
+            attention_chunk_size=8192,
+            rope_theta=500000.0,
+            attn_temperature_tuning=True,
+        ),
+    ),
+    (
+        "smollm3_layers",
+        posenc.smollm3_layers,
+        dict(
+            num_hidden_layers=4,
+            no_rope_layers=[1, 0, 1, 0],
+            no_rope_layer_interval=4,
+            rope_theta=2e6,
+            use_sliding_window=True,
+            sliding_window=64,
+        ),
+    ),
+    ("cohere2_layers", posenc.cohere2_layers, dict(num_hidden_layers=8, sliding_window_pattern=4, rope_theta=5e4)),
+    (
+        "exaone4_layers",
+        posenc.exaone4_layers,
+        dict(num_hidden_layers=8, sliding_window_pattern=4, sliding_window=128, rope_theta=1e6),
+    ),
+    ("partial_rotary_dim", posenc.partial_rotary_dim, dict(head_dim=80, partial_rotary_factor=0.4)),
+    (
+        "partial_rope_frequencies",
+        posenc.partial_rope_frequencies,
+        dict(head_dim=16, base=10000.0, partial_rotary_factor=0.5),
+    ),
+    (
+        "apply_partial_rope",
+        posenc.apply_partial_rope,
+        dict(x=_normal(2, 3, 8), position_ids=IDS, base=10000.0, partial_rotary_factor=0.5, layout="interleaved"),
+    ),
+    (
+        "proportional_rope_frequencies",
+        posenc.proportional_rope_frequencies,
+        dict(head_dim=16, base=10000.0, partial_rotary_factor=0.25, factor=2.0),
+    ),
+    ("mla_softmax_scale", posenc.mla_softmax_scale, dict(qk_head_dim=24, factor=40.0, mscale_all_dim=1.0)),
+    ("mla_cache_values", posenc.mla_cache_values, dict(kv_lora_rank=512, qk_rope_head_dim=64)),
+    (
+        "mla_scores",
+        posenc.mla_scores,
+        dict(
+            q_nope=_normal(2, 3, 4),
+            q_rope=_normal(2, 3, 4),
+            k_nope=_normal(2, 2, 4),
+            k_rope=_normal(2, 4),
+            query_ids=IDS,
+            key_ids=KEYS,
+            base=10000.0,
+            inv_freq=[1.0, 0.01],
+            layout="interleaved",
+            attention_factor=1.1,
+            scaling=0.3,
+        ),
+    ),
+    (
+        "rope_base_lower_bound",
+        posenc.rope_base_lower_bound,
+        dict(context_length=64, head_dim=8, grid_ratio=1.01, rtol=1e-6),
+    ),
+    (
+        "llama4_query_scale",
+        posenc.llama4_query_scale,
+        dict(positions=[0, 8191, 20000], floor_scale=8192, attn_scale=0.1),
+    ),
+    (
+        "llama4_beta_query_scale",
+        posenc.llama4_beta_query_scale,
+        dict(position_ids=[0, 16384, 40000], beta=0.1, original_max_position_embeddings=16384),
+    ),
 ]
 
 LABELS = [label for label, _, _ in CALLS]
 
 
 def test_every_public_function_has_a_call():
-    public = {name for name in posenc.__all__ if callable(getattr(posenc, name)) and name != "TransformerXLTerms"}
+    classes = {"TransformerXLTerms", "LayerSpec"}
+    public = {name for name in posenc.__all__ if callable(getattr(posenc, name)) and name not in classes}
     assert public == {function.__name__ for _, function, _ in CALLS}
 
 
@@ -624,6 +722,7 @@ def _mentions(message: str, name: str) -> bool:
 
 
 def _result_bytes(result: Any) -> int:
+    result = _numbers(result)
     parts = result if isinstance(result, tuple) else (result,)
     return sum(np.asarray(part).nbytes for part in parts)
 
@@ -642,11 +741,24 @@ def measured(function: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any,
     return outcome, seconds, peak
 
 
+def _numbers(result: Any) -> Any:
+    """A schedule's LayerSpec records as arrays of numbers (a NoPE layer's base None as 0, its kind as an index)."""
+    if isinstance(result, tuple) and result and isinstance(result[0], posenc.LayerSpec):
+        kinds = ("sliding_attention", "full_attention", "chunked_attention")
+        return (
+            np.array([[layer.rotates, layer.scaled, layer.temperature_tuned] for layer in result], dtype=np.float64),
+            np.array([0.0 if layer.base is None else layer.base for layer in result]),
+            np.array([kinds.index(layer.attention) for layer in result], dtype=np.float64),
+        )
+    return result
+
+
 def _all_finite(label: str, result: Any) -> bool:
     """Whether every value is finite, except alibi_bias's -inf above the diagonal (its causal mask)."""
     if label == "alibi_bias":
         above = np.triu(np.ones(result.shape[-2:], dtype=bool), 1)
         return bool(np.all(result[..., above] == -np.inf) and np.all(np.isfinite(result[..., ~above])))
+    result = _numbers(result)
     parts = result if isinstance(result, tuple) else (result,)
     return all(np.all(np.isfinite(np.asarray(part, dtype=np.float64))) for part in parts)
 
@@ -695,6 +807,7 @@ def judge(label: str, function: Callable[..., Any], kwargs: dict[str, Any], argu
 
 
 def _same(a: Any, b: Any) -> None:
+    a, b = _numbers(a), _numbers(b)
     parts_a = a if isinstance(a, tuple) else (a,)
     parts_b = b if isinstance(b, tuple) else (b,)
     for x, y in zip(parts_a, parts_b, strict=True):

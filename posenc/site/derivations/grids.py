@@ -286,12 +286,11 @@ def check_axial_rope_2d_relative(rng: np.random.Generator) -> None:
     "mixed-rope-2d-relative",
     title="RoPE-Mixed scores depend only on the 2-D offset, and its pairs can follow oblique lines",
     statement=(
-        r"\begin{aligned} \phi_r(i, j) &= f^x_r\,j + f^y_r\,i, \\ "
-        r"\big(R_\phi(i, j)\,q\big)^\top R_\phi(i', j')\,k"
-        r" &= \textstyle\sum_r q_r^\top R\big(\phi_r(\Delta_i, \Delta_j)\big)"
-        r"\,k_r \end{aligned}"
-        r" \qquad\allowbreak \phi_r(\Delta_i, \Delta_j) \text{ is constant along } "
-        r"(\Delta_j, \Delta_i) \parallel (-f^y_r, f^x_r)"
+        r"\phi_r(i, j) = f^x_r\,j + f^y_r\,i, \qquad\allowbreak"
+        r" \begin{aligned} &\big(R_\phi(i, j)\,q\big)^\top R_\phi(i', j')\,k \\ "
+        r"&= \textstyle\sum_r q_r^\top R\big(\phi_r(\Delta_i, \Delta_j)\big)\,k_r, \end{aligned}"
+        r" \qquad\allowbreak \begin{aligned} &\phi_r(\Delta_i, \Delta_j) \text{ is constant} \\ "
+        r"&\text{along } (\Delta_j, \Delta_i) \parallel (-f^y_r, f^x_r) \end{aligned}"
     ),
     summary=r"With a learned 2-D frequency $(f^x_r, f^y_r)$ per pair, the score of patches $(i, j)$ and $(i', j')$ "
     r"depends only on $\Delta_i = i' - i$ and $\Delta_j = j' - j$. Pair $r$ sees them only through "

@@ -21,6 +21,9 @@ TOPICS = {
     "alibi": "ALiBi",
     "relative": "Relative position",
     "long_context": "Long context",
+    # Last: a grid's identities build on the 1-D ones of every topic above (the kernel, RoPE's
+    # relative score, position interpolation), and appending keeps each earlier entry's neighbours.
+    "grids": "Grids and video",
 }
 
 # Importing a topic's module registers its entries.

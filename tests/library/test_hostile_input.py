@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 import tracemalloc
 from typing import Any, Callable
 
@@ -41,12 +40,9 @@ settings.register_profile(
 )
 HOSTILE = settings.get_profile("hostile")
 
-#: The longest a call on the small arguments of CALLS may take, hostile or not.
-SECONDS = 1.0
-#: The longest the large calls of the memory tests may take. They run in a few tenths of a second
-#: alone, the paths they replace in seconds to minutes; the margin is for a machine busy with a
-#: parallel test run. Their memory bound is the sharper check.
-LARGE_SECONDS = 4.0
+# "Fails at once" is held by memory, not by a clock: a refusal must come before anything large is
+# allocated (traced peak bytes), which a busy machine cannot make flaky. Speed is measured by
+# `make bench`, never asserted here.
 #: What a call on these small arguments may allocate beyond a few times its result.
 SPARE_BYTES = 32 * 2**20
 
@@ -727,18 +723,16 @@ def _result_bytes(result: Any) -> int:
     return sum(np.asarray(part).nbytes for part in parts)
 
 
-def measured(function: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any, float, int]:
-    """(result or the exception raised, seconds taken, peak bytes allocated) of one call."""
+def measured(function: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any, int]:
+    """(result or the exception raised, peak bytes allocated) of one call."""
     tracemalloc.start()
-    start = time.perf_counter()
     try:
         outcome = function(**kwargs)
     except Exception as error:  # judged by the caller: which exceptions are allowed is the test
         outcome = error
-    seconds = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return outcome, seconds, peak
+    return outcome, peak
 
 
 def _numbers(result: Any) -> Any:
@@ -788,9 +782,8 @@ def _invariants(label: str, kwargs: dict[str, Any], result: Any) -> None:
 
 def judge(label: str, function: Callable[..., Any], kwargs: dict[str, Any], argument: str) -> Any:
     """Call ``function(**kwargs)`` and assert the promise; return the result (None after an error)."""
-    outcome, seconds, peak = measured(function, kwargs)
+    outcome, peak = measured(function, kwargs)
     where = f"{label} with a hostile {argument}"
-    assert seconds < SECONDS, f"{where} took {seconds:.2f} s"
     if isinstance(outcome, Exception):
         assert isinstance(outcome, (ValueError, TypeError)), f"{where} raised {outcome!r}"
         assert type(outcome).__module__ == "builtins", f"{where} raised {type(outcome)!r}"
@@ -1107,9 +1100,9 @@ def test_t5_bucket_of_a_max_distance_just_past_the_exact_range_is_the_last_bucke
 # Memory and time: intermediates bounded by the result, checks before the grid
 
 
-def _peak_and_seconds(call: Callable[[], Any]) -> tuple[int, float, Any]:
-    outcome, seconds, peak = measured(call, {})
-    return peak, seconds, outcome
+def _peak(call: Callable[[], Any]) -> tuple[int, Any]:
+    outcome, peak = measured(call, {})
+    return peak, outcome
 
 
 def test_shaw_with_a_long_table_and_few_keys_stays_near_the_result_size():
@@ -1118,18 +1111,14 @@ def test_shaw_with_a_long_table_and_few_keys_stays_near_the_result_size():
     q, keys = rng.standard_normal((2**14, 1)), rng.standard_normal((8, 1))
     table = rng.standard_normal((2**15 + 1, 1))
     ids = np.arange(2**14) * 2
-    peak, seconds, logits = _peak_and_seconds(
-        lambda: posenc.shaw_logits(q, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096)
-    )
-    assert logits.shape == (2**14, 8) and peak < 64 * 2**20 and seconds < LARGE_SECONDS
+    peak, logits = _peak(lambda: posenc.shaw_logits(q, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096))
+    assert logits.shape == (2**14, 8) and peak < 64 * 2**20
     k = 2**14
     index = np.clip(np.arange(8)[None, :] * 4096 - ids[:, None], -k, k) + k
     np.testing.assert_allclose(logits, (q @ keys.T + (q * table[index][..., 0])) / 1.0, rtol=1e-12)
     weights = rng.random((2**14, 8))
-    peak, seconds, out = _peak_and_seconds(
-        lambda: posenc.shaw_values(weights, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096)
-    )
-    assert out.shape == (2**14, 1) and peak < 64 * 2**20 and seconds < LARGE_SECONDS
+    peak, out = _peak(lambda: posenc.shaw_values(weights, keys, table, query_ids=ids, key_ids=np.arange(8) * 4096))
+    assert out.shape == (2**14, 1) and peak < 64 * 2**20
     expected = (weights * (keys[:, 0][None, :] + table[index][..., 0])).sum(1)
     np.testing.assert_allclose(out[:, 0], expected, rtol=1e-12, atol=1e-14)
 
@@ -1139,8 +1128,8 @@ def test_cope_with_a_long_table_stays_near_the_result_size():
     n, rows = 512, 2**16
     q, table = rng.standard_normal((n, 1)), rng.standard_normal((rows, 1))
     positions = rng.random((n, n)) * (rows - 1)
-    peak, seconds, logits = _peak_and_seconds(lambda: posenc.cope_logits(q, positions, table))
-    assert peak < 64 * 2**20 and seconds < LARGE_SECONDS
+    peak, logits = _peak(lambda: posenc.cope_logits(q, positions, table))
+    assert peak < 64 * 2**20
     floor = np.floor(positions).astype(int)
     weight = positions - floor
     expected = q * (weight * table[np.ceil(positions).astype(int), 0] + (1 - weight) * table[floor, 0])
@@ -1161,10 +1150,10 @@ def test_transformer_xl_position_terms_never_build_a_sinusoid_per_pair(irregular
     projection = rng.standard_normal((width, 2))
     u, v = rng.standard_normal(2), rng.standard_normal(2)
     posenc.frequencies(width)  # the frequency table of this width, computed once and cached, is not timed
-    peak, seconds, terms = _peak_and_seconds(
+    peak, terms = _peak(
         lambda: posenc.transformer_xl_terms(q, keys, projection, u, v, query_ids=query_ids, key_ids=key_ids)
     )
-    assert peak < 96 * 2**20 and seconds < LARGE_SECONDS
+    assert peak < 96 * 2**20
     some = slice(0, 6)
     distance = (query_ids[some, None] - key_ids[None, some]).ravel()
     rows = posenc.sinusoidal(np.abs(distance), width, layout="halves")
@@ -1187,9 +1176,9 @@ def test_transformer_xl_position_terms_never_build_a_sinusoid_per_pair(irregular
     ids=["t5_bias", "deberta_relative_positions"],
 )
 def test_far_apart_ids_are_refused_before_the_grid_is_built(call):
-    peak, seconds, outcome = _peak_and_seconds(call)
+    peak, outcome = _peak(call)
     assert isinstance(outcome, ValueError) and "query_ids and key_ids must be less than 2**24 apart" in str(outcome)
-    assert peak < 2**20 and seconds < LARGE_SECONDS / 10
+    assert peak < 2**20
 
 
 _many = np.arange(2048)
@@ -1209,9 +1198,9 @@ _many = np.arange(2048)
 def test_grid_functions_hold_blocks_of_their_temporaries_not_whole_grids(call):
     """The whole grid's temporaries would be 8 (T5, DeBERTa), 64 (FIRE's hidden layer) or 256
     (kernel's cosine table) times the result; in blocks they stay a fixed size beside it."""
-    peak, seconds, result = _peak_and_seconds(call)
+    peak, result = _peak(call)
     assert not isinstance(result, Exception), result
-    assert peak < np.asarray(result).nbytes + 96 * 2**20 and seconds < LARGE_SECONDS
+    assert peak < np.asarray(result).nbytes + 96 * 2**20
 
 
 @settings(HOSTILE, max_examples=30)
@@ -1261,9 +1250,9 @@ def test_cope_interpolates_the_same_rows_whatever_the_table_length(n, d, rows, s
 
 
 def test_an_empty_alibi_grid_builds_no_slopes_but_still_bounds_n_heads():
-    peak, seconds, bias = _peak_and_seconds(lambda: posenc.alibi_bias(2**24, 0))
+    peak, bias = _peak(lambda: posenc.alibi_bias(2**24, 0))
     assert bias.shape == (2**24, 0, 0) and peak < 2**20
-    peak, seconds, bias = _peak_and_seconds(lambda: posenc.alibi_symmetric_bias(2**24, [], [1, 2]))
+    peak, bias = _peak(lambda: posenc.alibi_symmetric_bias(2**24, [], [1, 2]))
     assert bias.shape == (2**24, 0, 2) and peak < 2**20
     for call in (lambda: posenc.alibi_bias(2**1100, 0), lambda: posenc.alibi_symmetric_bias(2**1100, [], [])):
         with pytest.raises(ValueError, match="n_heads: the array would have an integer of 332 digits elements"):

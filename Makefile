@@ -181,7 +181,8 @@ test-lib: $(VENV_STAMP) ## Run the library and proof tests alone (tests/library,
 	$(call step,"running the library and proof tests")
 	$(PY) -m pytest tests/library posenc
 
-# The comparison with the libraries themselves (torch CPU, transformers, torchscale's xPos) has its own environment,
+# The comparison with the libraries themselves (torch CPU, transformers, timm's layers, torchscale's xPos,
+# x-transformers) has its own environment,
 # so `make` and `make test` never need torch.
 PEERS_VENV := .venv-peers
 PEERS_PY := $(PEERS_VENV)/bin/python
@@ -196,8 +197,8 @@ $(PEERS_STAMP): requirements-peers.txt requirements-peers-nodeps.txt pyproject.t
 	@touch $@
 
 .PHONY: test-peers
-test-peers: $(PEERS_STAMP) ## Compare posenc with torch, transformers and torchscale (in .venv-peers)
-	$(call step,"comparing posenc with torch and transformers and torchscale")
+test-peers: $(PEERS_STAMP) ## Compare posenc with torch, transformers, timm, torchscale and x-transformers (in .venv-peers)
+	$(call step,"comparing posenc with torch, transformers, timm, torchscale and x-transformers")
 	$(PEERS_PY) -m pytest tests/peers
 
 bench: all ## Print build, render, explainer, precision and test-suite timings (figures, not pass/fail)

@@ -260,3 +260,19 @@ def test_a_wrong_sentence_in_a_copy_of_a_real_page_is_caught(tmp_path):
     assert len(after) == 2, after
     assert any("says posenc does not have `longrope`" in line for line in after)
     assert any("`posenc.longrope_frequencis` is not in posenc" in line for line in after)
+
+
+def test_the_peer_versions_the_conventions_page_names_are_the_pinned_ones():
+    """The paragraph above the list of peer tests names each library's version; each must be the one
+    the peers' requirements pin, so an upgrade of a peer cannot leave the page naming the old one."""
+    pins = {}
+    for name in ("requirements-peers.txt", "requirements-peers-nodeps.txt"):
+        for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
+            package, _, version = line.partition("==")
+            if version and not line.startswith("#"):
+                pins[package.strip().lower()] = version.strip()
+    page = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8")
+    paragraph = page.partition("## What the peer tests compare")[2].split("\n\n")[1]
+    named = dict(re.findall(r"\b(x-transformers|transformers|torchscale|torch|timm)\s+(\d+(?:\.\d+)+)", paragraph))
+    assert {"transformers", "torch", "torchscale", "x-transformers", "timm"} <= set(named), named
+    assert {package: pins.get(package) for package in named} == named

@@ -180,7 +180,7 @@ def llama4_layers(
 ) -> tuple[LayerSpec, ...]:
     """Llama 4's iRoPE: RoPE layers with chunked attention, every fourth layer NoPE with full attention.
 
-    ``no_rope_layers`` holds one flag per layer, **1 when the layer uses RoPE** (the name
+    ``no_rope_layers`` holds one flag per layer, 1 when the layer uses RoPE (the name
     notwithstanding); None or an empty list gives transformers' default, layer i NoPE when
     ``i + 1`` is a multiple of ``no_rope_layer_interval`` (4). RoPE layers attend within chunks
     of ``attention_chunk_size`` tokens (full attention when it is None); NoPE layers attend to

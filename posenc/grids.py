@@ -3,7 +3,7 @@
 Every function here numbers the patches of a ``rows x cols`` grid row by row: token ``t`` is the
 patch in row ``t // cols`` and column ``t % cols``, as a patch embedding flattens its feature map.
 
-**2-D sin-cos tables** (``sincos_2d_table``). A 1-D sinusoidal table per axis, concatenated:
+2-D sin-cos tables (``sincos_2d_table``). A 1-D sinusoidal table per axis, concatenated:
 half of the ``dim`` channels encode the row, half the column, each half being ``dim / 4`` sines
 and ``dim / 4`` cosines of the index times a geometric frequency schedule. Four libraries build
 it, and no two of them agree. With ``q = dim / 4`` and ``k < q``, the frequencies and the
@@ -24,14 +24,14 @@ checkpoints, so a ViTMAE model's table is the "mae" layout and the function's ow
 lucidrains' ``posemb_sincos_2d`` divides by ``q - 1``, so its lowest frequency is exactly
 ``1 / base`` (the tensor2tensor schedule) where the others stop one step short of it.
 
-**2-D RoPE** (``axial_rope_2d``, ``mixed_rope_2d``). Axial RoPE gives the first half of the
+2-D RoPE (``axial_rope_2d``, ``mixed_rope_2d``). Axial RoPE gives the first half of the
 rotated pairs the row coordinate and the second half the column coordinate, with one schedule
 of ``d / 4`` frequencies shared by both; RoPE-Mixed (Heo et al. 2024) gives every pair its own
 learned 2-D frequency ``(fx, fy)`` and turns it by ``fx * col + fy * row``. Both depend only
 on the 2-D offset between a query and a key. Coordinates are patch indices, or (DINOv3) patch
 centres mapped to [-1, 1] by the grid's size, or (timm's default) evenly spaced over [-1, 1].
 
-**Resampling a table** (``resample_patch_table``, ``resample_weights``). A learned table
+Resampling a table (``resample_patch_table``, ``resample_weights``). A learned table
 trained on one grid is resized to another by bicubic interpolation, which is separable: each
 axis is a matrix of weights (``resample_weights``) and the 2-D map is their Kronecker product.
 The libraries differ in the cubic kernel, its border handling and the scale:

@@ -800,18 +800,21 @@ def build_pdf(
         + "".join(part.source for part in ordered_parts).encode()
     ).hexdigest()
     parts.used.add(joined_key)
-    joined = cache / f"{joined_key}.joined.pdf"
-    if joined.is_file():
+    joined, record = cache / f"{joined_key}.joined.pdf", cache / f"{joined_key}.joined.json"
+    try:
         pdf = joined.read_bytes()
-    else:
+        if hashlib.sha256(pdf).hexdigest() != json.loads(record.read_text(encoding="utf-8"))["pdf"]:
+            pdf = b""  # a file cut short
+    except (OSError, ValueError, KeyError):
+        pdf = b""
+    if not pdf:
         pdf = join(ordered_parts, document.release, document.title, built)
         found = destination_pages(pdf)
         moved = {key: (number, found.get(key)) for key, number in pages.items() if found.get(key) != number}
         if moved:
             raise SystemExit(f"articles not on the pages the contents gives (contents, actual): {moved}")
-        temporary = joined.with_suffix(".tmp")
-        temporary.write_bytes(pdf)
-        temporary.replace(joined)
+        joined.write_bytes(pdf)
+        record.write_text(json.dumps({"pdf": hashlib.sha256(pdf).hexdigest()}), encoding="utf-8")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(pdf)
     parts.prune()

@@ -333,3 +333,19 @@ def test_metadata_names_the_release_and_the_build_day(reader, page_texts):
     built = re.search(r"built on (\d{1,2} [A-Z][a-z]+ \d{4})", " ".join(page_texts[0].split()))
     day = datetime.datetime.strptime(built[1], "%d %B %Y").date()
     assert str(info["/CreationDate"]).startswith(f"D:{day:%Y%m%d}")
+
+
+def test_the_joined_pdf_is_tagged_with_one_structure_tree(reader):
+    """Each part's structure tree is joined into one: every page's marked content and every link
+    finds its structure elements under its own key of the one parent tree."""
+    root = reader.trailer["/Root"]
+    assert root["/MarkInfo"]["/Marked"] and root["/Lang"]
+    tree = root["/StructTreeRoot"]
+    assert tree["/K"].get_object()["/S"] == "/Document"
+    keys = [int(key) for key in tree["/ParentTree"]["/Nums"][::2]]
+    assert len(keys) == len(set(keys)) and max(keys) < tree["/ParentTreeNextKey"]
+    wanted = []
+    for page in reader.pages:
+        wanted.append(page["/StructParents"])
+        wanted += [annotation.get_object()["/StructParent"] for annotation in page.get("/Annots", []) or []]
+    assert sorted(wanted) == sorted(keys)

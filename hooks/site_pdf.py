@@ -302,7 +302,7 @@ class PrintDocument:
     cited_root: str
     built: datetime.date
     articles: list[Article]
-    stylesheets: list[str]  # site-relative, shared by every printed page: the cover's and the contents'
+    stylesheets: list[str]  # site-relative: every printed page's, loaded by every part
     cover: Part
     chapters: list[Part]
 
@@ -314,25 +314,24 @@ class PrintDocument:
         cited_root = citations.cited_root(config["site_url"])
         release = citations.release()
         keys = {page.url: page.key for page in articles}
-        common: list[str] | None = None
+        stylesheets: list[str] = []
         groups: list[tuple[list[str], list[str], list[str]]] = []  # (stylesheets, sections, ids) per chapter
         for page in articles:
             sheets, section, ids = cache.extract(site, page, keys, cited_root)
-            common = sheets if common is None else [sheet for sheet in common if sheet in sheets]
+            # Every part loads every printed page's stylesheets, in the order they are first met, as
+            # the one print document did: a page's own sheet may style what other pages hold too.
+            stylesheets += [sheet for sheet in sheets if sheet not in stylesheets]
             if page.nested and groups:
                 groups[-1][0].extend(sheet for sheet in sheets if sheet not in groups[-1][0])
                 groups[-1][1].append(section)
                 groups[-1][2].extend(ids)
             else:
                 groups.append((list(sheets), [section], list(ids)))
-        stylesheets = common or []
         title = release["title"]
         cover = Part("cover", _document(title, stylesheets, _cover(release, built, cited_root, articles), []))
         chapters = [
-            Part(page.key, _document(title, sheets, "".join(sections), ids))
-            for page, (sheets, sections, ids) in zip(
-                [page for page in articles if not page.nested], groups, strict=True
-            )
+            Part(page.key, _document(title, stylesheets, "".join(sections), ids))
+            for page, (_, sections, ids) in zip([page for page in articles if not page.nested], groups, strict=True)
         ]
         return cls(release, title, cited_root, built, articles, stylesheets, cover, chapters)
 
@@ -585,6 +584,28 @@ def _rename_headers(elements: list, renamed: dict[str, str]) -> None:
         stack += [kid.get_object() for kid in (kids if isinstance(kids, ArrayObject) else [kids])]
 
 
+def _move_form_keys(holder, original, offset: int, moved: set[int]) -> None:
+    """Set the parent-tree keys of the form XObjects (figures) that a page or a form draws, moved:
+    pypdf leaves them out of its copies, as it does the pages'. ``original`` is the part's own."""
+    from pypdf.generic import NameObject, NumberObject
+
+    def forms(dictionary):
+        resources = dictionary.get("/Resources")
+        found = resources.get_object().get("/XObject") if resources is not None else None
+        return found.get_object() if found is not None else {}
+
+    copies = forms(holder)
+    for name, reference in forms(original).items():
+        form, copy = reference.get_object(), copies.get(name)
+        if copy is None or id(form) in moved or form.get("/Subtype") != "/Form":
+            continue
+        moved.add(id(form))
+        copy = copy.get_object()
+        if "/StructParents" in form:
+            copy[NameObject("/StructParents")] = NumberObject(int(form["/StructParents"]) + offset)
+        _move_form_keys(copy, form, offset, moved)
+
+
 def _join_structure(writer, readers: list) -> None:
     """One structure tree (the tagged PDF's) for the joined pages.
 
@@ -636,10 +657,12 @@ def _join_structure(writer, readers: list) -> None:
             kids.append(kid)
         for key, value in _number_tree_pairs(tree["/ParentTree"], drop) if "/ParentTree" in tree else []:
             nums += [NumberObject(int(key) + offset), value]
+        moved: set[int] = set()  # the form XObjects whose keys are moved, each once though pages share them
         # pypdf leaves out a copied page's key into the parent tree: it is set here, moved.
         for page, original in zip(pages, reader.pages, strict=True):
             if "/StructParents" in original:
                 page[NameObject("/StructParents")] = NumberObject(int(original["/StructParents"]) + offset)
+            _move_form_keys(page, original, offset, moved)
             for annotation in page.get("/Annots", []) or []:
                 annotation = annotation.get_object()
                 if "/StructParent" in annotation:

@@ -342,8 +342,14 @@ def test_the_joined_pdf_is_tagged_with_one_structure_tree(reader):
     assert tree["/K"].get_object()["/S"] == "/Document"
     keys = [int(key) for key in tree["/ParentTree"]["/Nums"][::2]]
     assert len(keys) == len(set(keys)) and max(keys) < tree["/ParentTreeNextKey"]
-    wanted = []
-    for page in reader.pages:
-        wanted.append(page["/StructParents"])
-        wanted += [annotation.get_object()["/StructParent"] for annotation in page.get("/Annots", []) or []]
-    assert sorted(wanted) == sorted(keys)
+    wanted = {}  # each key by the object that holds it: pages, links and the figures' forms
+    holders = list(reader.pages)
+    while holders:
+        holder = holders.pop()
+        for name in ("/StructParents", "/StructParent"):
+            if name in holder:
+                wanted[id(holder)] = int(holder[name])
+        holders += [annotation.get_object() for annotation in holder.get("/Annots", []) or []]
+        forms = holder.get("/Resources", {}).get("/XObject", {})
+        holders += [form.get_object() for form in forms.values() if id(form.get_object()) not in wanted]
+    assert sorted(wanted.values()) == sorted(keys)

@@ -4,7 +4,7 @@ The articles of the nav's Learn and Implement sections (each derivation's page a
 Derivations index), then the References page, in nav order. Each page's ``<article>`` is read
 from the finished site, where math and figures are already rendered. Headless Chromium
 (Playwright) prints the cover, each article (a derivation's page goes with the Derivations index)
-and the contents as PDFs of their own, which pypdf joins into one with bookmarks and named
+and the contents as PDFs of their own, which pikepdf (qpdf) joins into one with bookmarks and named
 destinations; the page numbers are stamped on the joined pages and the contents is printed last,
 when every part's length is known. Each part is cached under build/ by a digest of everything
 that decides its bytes (its HTML, every file Chromium loaded for it, Chromium's version and this
@@ -256,14 +256,6 @@ def _contents(articles: list[Article], pages: dict[str, int]) -> str:
     return "".join(lines)
 
 
-def _stylesheets(soup: BeautifulSoup, page: Article) -> list[str]:
-    """The site-relative addresses of the page's stylesheets."""
-    return [
-        posixpath.normpath(posixpath.join(posixpath.dirname(page.dest), link["href"]))
-        for link in soup.select('link[rel="stylesheet"][href]')
-    ]
-
-
 def _document(title: str, stylesheets: list[str], body: str, ids: list[str]) -> str:
     """A part's print document. Chromium names a destination only for an element that some link of
     the page points at, so a hidden list links every id of the part: each becomes a destination
@@ -470,7 +462,7 @@ class Printer:
 
     def __call__(self, part: Part) -> Part:
         """The part with its PDF, from the cache or printed now."""
-        from pypdf import PdfReader
+        import pikepdf
 
         pdf = self.cache.get(part)
         if pdf is None:
@@ -479,7 +471,8 @@ class Printer:
             part.printed = True
             self.printed.append(part.name)
         part.pdf = pdf
-        part.pages = len(PdfReader(io.BytesIO(pdf)).pages)
+        with pikepdf.open(io.BytesIO(pdf)) as opened:
+            part.pages = len(opened.pages)
         return part
 
     def _print(self, document: str) -> tuple[bytes, list[str]]:
@@ -517,18 +510,6 @@ class Printer:
             context.close()
 
 
-def destination_pages(pdf: bytes) -> dict[str, int]:
-    """The 1-based page of each named destination of ``pdf``."""
-    from pypdf import PdfReader
-
-    reader = PdfReader(io.BytesIO(pdf))
-    # Chromium names each destination after the id of the element it points at, as a PDF name ("/id").
-    return {
-        _destination_name(name): reader.get_destination_page_number(dest) + 1
-        for name, dest in reader.named_destinations.items()
-    }
-
-
 def _destination_name(name: str) -> str:
     return name.removeprefix("/")
 
@@ -552,241 +533,250 @@ def _footer_stream(release: dict, number: int, total: int, width: float) -> byte
     ).encode("ascii")
 
 
-def _number_tree_pairs(node, visited) -> list:
-    """The (key, value) pairs of a PDF number tree, in order; ``visited`` is called with each node."""
-    node = node.get_object()
-    visited(node)
-    pairs = list(zip(node.get("/Nums", [])[::2], node.get("/Nums", [])[1::2], strict=True))
+def _indirect(pdf, holder, key: str):
+    """``holder[key]`` as an indirect object of ``pdf`` (only those can be copied to another PDF)."""
+    value = holder[key]
+    if not value.is_indirect:
+        value = holder[key] = pdf.make_indirect(value)
+    return value
+
+
+def _as_list(value) -> list:
+    """A PDF value that may be one object or an array of them, as a list."""
+    import pikepdf
+
+    if value is None:
+        return []
+    return list(value) if isinstance(value, pikepdf.Array) else [value]
+
+
+def _number_tree_pairs(node) -> list:
+    """The (key, value) pairs of a PDF number tree, in order."""
+    nums = list(node.get("/Nums", []))
+    pairs = list(zip(nums[::2], nums[1::2], strict=True))
     for kid in node.get("/Kids", []):
-        pairs += _number_tree_pairs(kid, visited)
+        pairs += _number_tree_pairs(kid)
     return pairs
+
+
+def _move_keys(holder, offset: int, moved: set) -> None:
+    """Move the parent-tree keys that a page holds, with its links' and the figures' (form XObjects,
+    which pages share and forms nest), each object once."""
+    import pikepdf
+
+    for name in ("/StructParents", "/StructParent"):
+        if name in holder:
+            holder[name] = int(holder[name]) + offset
+    for annotation in holder.get("/Annots", []):
+        if annotation.objgen not in moved and "/StructParent" in annotation:
+            moved.add(annotation.objgen)
+            annotation.StructParent = int(annotation.StructParent) + offset
+    resources = holder.get("/Resources")
+    forms = resources.get("/XObject") if resources is not None else None
+    for form in forms.values() if forms is not None else []:
+        if form.objgen in moved or not isinstance(form, pikepdf.Stream) or form.get("/Subtype") != "/Form":
+            continue
+        moved.add(form.objgen)
+        _move_keys(form, offset, moved)
 
 
 def _rename_headers(elements: list, renamed: dict[str, str]) -> None:
     """Point the table cells' header references (ids in their attributes) at the renamed ids."""
-    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
+    import pikepdf
 
-    stack = [element.get_object() for element in elements]
+    stack = list(elements)
     while stack:
         element = stack.pop()
-        if not isinstance(element, DictionaryObject):
+        if not isinstance(element, pikepdf.Dictionary):
             continue
-        attributes = element.get("/A")
-        attributes = attributes.get_object() if attributes is not None else ArrayObject()
-        for owner in attributes if isinstance(attributes, ArrayObject) else [attributes]:
-            owner = owner.get_object()
-            if isinstance(owner, DictionaryObject) and "/Headers" in owner:
-                owner[NameObject("/Headers")] = ArrayObject(
-                    TextStringObject(renamed.get(str(name), str(name))) for name in owner["/Headers"]
-                )
-        kids = element.get("/K")
-        kids = kids.get_object() if kids is not None else ArrayObject()
-        stack += [kid.get_object() for kid in (kids if isinstance(kids, ArrayObject) else [kids])]
+        for owner in _as_list(element.get("/A")):
+            if isinstance(owner, pikepdf.Dictionary) and "/Headers" in owner:
+                owner.Headers = pikepdf.Array([pikepdf.String(renamed.get(str(n), str(n))) for n in owner.Headers])
+        stack += _as_list(element.get("/K"))
 
 
-def _move_form_keys(holder, original, offset: int, moved: set[int]) -> None:
-    """Set the parent-tree keys of the form XObjects (figures) that a page or a form draws, moved:
-    pypdf leaves them out of its copies, as it does the pages'. ``original`` is the part's own."""
-    from pypdf.generic import NameObject, NumberObject
-
-    def forms(dictionary):
-        resources = dictionary.get("/Resources")
-        found = resources.get_object().get("/XObject") if resources is not None else None
-        return found.get_object() if found is not None else {}
-
-    copies = forms(holder)
-    for name, reference in forms(original).items():
-        form, copy = reference.get_object(), copies.get(name)
-        if copy is None or id(form) in moved or form.get("/Subtype") != "/Form":
-            continue
-        moved.add(id(form))
-        copy = copy.get_object()
-        if "/StructParents" in form:
-            copy[NameObject("/StructParents")] = NumberObject(int(form["/StructParents"]) + offset)
-        _move_form_keys(copy, form, offset, moved)
-
-
-def _join_structure(writer, readers: list) -> None:
+def _join_structure(out, sources: list, first_pages: list[int]) -> None:
     """One structure tree (the tagged PDF's) for the joined pages.
 
-    Each part's tree is copied with its pages (its elements point at them), its elements go under
-    one Document element, and its parent-tree keys, which pages and links hold, move past the keys
-    of the parts before it. Element ids, which Chromium takes from its DOM nodes, are renumbered
-    per part, so that they are unique and the same in every print."""
-    from pypdf.generic import (
-        ArrayObject,
-        BooleanObject,
-        DictionaryObject,
-        NameObject,
-        NullObject,
-        NumberObject,
-        TextStringObject,
-    )
+    Each part's tree is copied (its elements point at the pages copied before it), its elements go
+    under one Document element, and its parent-tree keys, which pages, links and figures hold, move
+    past the keys of the parts before it. Element ids, which Chromium takes from its DOM nodes, are
+    renumbered per part, so that they are unique and the same in every print."""
+    import pikepdf
 
-    def drop(node) -> None:
-        """Empty a copied object that the joined tree replaces (pypdf writes every object it copied)."""
-        reference = getattr(node, "indirect_reference", None)
-        if reference is not None and reference.pdf is writer:
-            writer._objects[reference.idnum - 1] = NullObject()
-
-    document = DictionaryObject(
-        {NameObject("/Type"): NameObject("/StructElem"), NameObject("/S"): NameObject("/Document")}
-    )
-    kids = ArrayObject()
-    document[NameObject("/K")] = kids
-    document_ref = writer._add_object(document)
-    nums = ArrayObject()
-    ids = ArrayObject()
-    offset = first_page = 0
-    for number, reader in enumerate(readers):
-        pages = writer.pages[first_page : first_page + len(reader.pages)]
-        first_page += len(reader.pages)
-        tree = reader.trailer["/Root"].get("/StructTreeRoot")
-        if tree is None:
+    document = out.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.Document))
+    kids, nums, ids = [], [], []
+    offset = 0
+    for number, (source, first) in enumerate(zip(sources, first_pages, strict=True)):
+        if "/StructTreeRoot" not in source.Root:
             continue
-        tree = tree.get_object().clone(writer)
-        top = tree.get("/K")
-        top = top.get_object() if top is not None else ArrayObject()
-        if isinstance(top, DictionaryObject) and top.get("/S") == "/Document":
-            drop(top)
-            top = top.get("/K", ArrayObject()).get_object()
-        part_kids = list(top) if isinstance(top, ArrayObject) else [top]
-        for kid in part_kids:
-            if isinstance(kid.get_object(), DictionaryObject):
-                kid.get_object()[NameObject("/P")] = document_ref
+        tree = out.copy_foreign(_indirect(source, source.Root, "/StructTreeRoot"))
+        top = _as_list(tree.get("/K"))
+        if len(top) == 1 and top[0].get("/S") == "/Document":
+            top = _as_list(top[0].get("/K"))
+        for kid in top:
+            if isinstance(kid, pikepdf.Dictionary):
+                kid.P = document
             kids.append(kid)
-        for key, value in _number_tree_pairs(tree["/ParentTree"], drop) if "/ParentTree" in tree else []:
-            nums += [NumberObject(int(key) + offset), value]
-        moved: set[int] = set()  # the form XObjects whose keys are moved, each once though pages share them
-        # pypdf leaves out a copied page's key into the parent tree: it is set here, moved.
-        for page, original in zip(pages, reader.pages, strict=True):
-            if "/StructParents" in original:
-                page[NameObject("/StructParents")] = NumberObject(int(original["/StructParents"]) + offset)
-            _move_form_keys(page, original, offset, moved)
-            for annotation in page.get("/Annots", []) or []:
-                annotation = annotation.get_object()
-                if "/StructParent" in annotation:
-                    annotation[NameObject("/StructParent")] = NumberObject(int(annotation["/StructParent"]) + offset)
+        if "/ParentTree" in tree:
+            for key, value in _number_tree_pairs(tree.ParentTree):
+                nums += [int(key) + offset, value]
+        moved: set = set()
+        for page in out.pages[first : first + len(source.pages)]:
+            _move_keys(page.obj, offset, moved)
         offset += int(tree.get("/ParentTreeNextKey", 0))
         if "/IDTree" in tree:
-            renamed = {}
-            stack = [tree["/IDTree"].get_object()]
+            renamed: dict[str, str] = {}
+            stack = [tree.IDTree]
             while stack:
                 node = stack.pop()
-                drop(node)
-                names = node.get("/Names", [])
+                names = list(node.get("/Names", []))
                 for name, element in zip(names[::2], names[1::2], strict=True):
                     # Chromium's ids count the DOM's nodes, which differ between two prints of one page.
                     renamed[str(name)] = f"part{number}-{len(renamed) + 1}"
-                    element.get_object()[NameObject("/ID")] = TextStringObject(renamed[str(name)])
-                    ids += [TextStringObject(renamed[str(name)]), element]
-                stack += [kid.get_object() for kid in node.get("/Kids", [])]
-            _rename_headers(part_kids, renamed)
-        drop(tree)
-    pairs = sorted(zip(ids[::2], ids[1::2], strict=True), key=lambda pair: str(pair[0]))
-    root = DictionaryObject(
-        {
-            NameObject("/Type"): NameObject("/StructTreeRoot"),
-            NameObject("/K"): document_ref,
-            NameObject("/ParentTree"): writer._add_object(DictionaryObject({NameObject("/Nums"): nums})),
-            NameObject("/ParentTreeNextKey"): NumberObject(offset),
-        }
+                    element.ID = pikepdf.String(renamed[str(name)])
+                    ids.append((renamed[str(name)], element))
+                stack += list(node.get("/Kids", []))
+            _rename_headers(top, renamed)
+    document.K = pikepdf.Array(kids)
+    root = pikepdf.Dictionary(
+        Type=pikepdf.Name.StructTreeRoot,
+        K=document,
+        ParentTree=out.make_indirect(pikepdf.Dictionary(Nums=pikepdf.Array(nums))),
+        ParentTreeNextKey=offset,
     )
-    if pairs:
-        root[NameObject("/IDTree")] = writer._add_object(
-            DictionaryObject({NameObject("/Names"): ArrayObject([item for pair in pairs for item in pair])})
-        )
-    root_ref = writer._add_object(root)
-    document[NameObject("/P")] = root_ref
-    writer._root_object[NameObject("/StructTreeRoot")] = root_ref
-    writer._root_object[NameObject("/MarkInfo")] = DictionaryObject({NameObject("/Marked"): BooleanObject(True)})
+    if ids:
+        names = [
+            item for name, element in sorted(ids, key=lambda pair: pair[0]) for item in (pikepdf.String(name), element)
+        ]
+        root.IDTree = out.make_indirect(pikepdf.Dictionary(Names=pikepdf.Array(names)))
+    document.P = out.Root.StructTreeRoot = out.make_indirect(root)
+    out.Root.MarkInfo = pikepdf.Dictionary(Marked=True)
 
 
-def join(parts: list[Part], release: dict, title: str, built: datetime.date) -> bytes:
-    """The parts as one PDF: their pages, bookmarks and destinations in order, links inside it
-    turned into links to named destinations, every page's footer stamped, dated ``built``."""
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import (
-        ArrayObject,
-        ByteStringObject,
-        DictionaryObject,
-        IndirectObject,
-        NameObject,
-        StreamObject,
-        TextStringObject,
-    )
+def _join_outlines(out, sources: list) -> None:
+    """The parts' bookmarks one after another, each part's top entries at the top of the joined outline."""
+    import pikepdf
 
-    writer = PdfWriter()
-    readers = [PdfReader(io.BytesIO(part.pdf)) for part in parts]
-    for reader in readers:
-        writer.append(reader, import_outline=True)
-    names = {_destination_name(str(name)): str(name) for name in writer.named_destinations}
+    top = []
+    for source in sources:
+        if "/Outlines" not in source.Root or "/First" not in source.Root.Outlines:
+            continue
+        outlines = out.copy_foreign(_indirect(source, source.Root, "/Outlines"))
+        entry = outlines.First
+        while True:
+            top.append(entry)
+            if "/Next" not in entry:
+                break
+            entry = entry.Next
+    if not top:
+        return
+    root = out.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Outlines))
+    for before, entry, after in zip([None, *top[:-1]], top, [*top[1:], None], strict=True):
+        entry.Parent = root
+        for key, neighbour in (("/Prev", before), ("/Next", after)):
+            if neighbour is None:
+                if key in entry:
+                    del entry[key]
+            else:
+                entry[key] = neighbour
+    root.First, root.Last = top[0], top[-1]
+    # Each entry's own count is the open entries under it; the root's, all open entries.
+    root.Count = sum(1 + max(int(entry.get("/Count", 0)), 0) for entry in top)
+    out.Root.Outlines = root
+
+
+def destination_pages(pdf) -> dict[str, int]:
+    """The 1-based page of each named destination of the joined ``pdf`` (a pikepdf document)."""
+    numbers = {page.objgen: number for number, page in enumerate(pdf.pages, start=1)}
+    names = list(pdf.Root.Names.Dests.Names) if "/Names" in pdf.Root else []
+    return {str(name): numbers[dest[0].objgen] for name, dest in zip(names[::2], names[1::2], strict=True)}
+
+
+def join(parts: list[Part], release: dict, title: str, built: datetime.date) -> tuple[bytes, dict[str, int]]:
+    """The parts as one PDF, and the 1-based page of each of its named destinations: their pages,
+    bookmarks and destinations in order, links inside it turned into links to named destinations,
+    every page's footer stamped, dated ``built``."""
+    import pikepdf
+
+    out = pikepdf.new()
+    sources = [pikepdf.open(io.BytesIO(part.pdf)) for part in parts]
+    destinations: dict[str, pikepdf.Object] = {}
+    first_pages = []
+    for source in sources:
+        first_pages.append(len(out.pages))
+        out.pages.extend(source.pages)
+        # Chromium names each destination after the id of the element it points at ("/id"); the
+        # copy's page references point at the pages just copied.
+        if "/Dests" in source.Root:
+            for name, dest in out.copy_foreign(_indirect(source, source.Root, "/Dests")).items():
+                destinations[_destination_name(name)] = dest
     missing = []
-    for number, page in enumerate(writer.pages, start=1):
-        for annotation in page.get("/Annots", []) or []:
-            annotation = annotation.get_object()
+    for number, page in enumerate(out.pages, start=1):
+        for annotation in page.obj.get("/Annots", []):
             action = annotation.get("/A")
-            uri = str(action.get_object().get("/URI", "")) if action is not None else ""
+            uri = str(action.get("/URI", "")) if action is not None else ""
             if not uri.startswith(DESTINATION):
                 continue
             name = unquote(uri.removeprefix(DESTINATION))
-            if name not in names:
+            if name not in destinations:
                 missing.append(f"page {number}: {name}")
                 continue
-            annotation[NameObject("/A")] = DictionaryObject(
-                {NameObject("/S"): NameObject("/GoTo"), NameObject("/D"): TextStringObject(names[name])}
-            )
+            annotation.A = pikepdf.Dictionary(S=pikepdf.Name.GoTo, D=pikepdf.String(name))
     if missing:
         raise SystemExit("links to no destination in the joined PDF:\n" + "\n".join(missing[:20]))
-
-    font = writer._add_object(
-        DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
-                NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
-            }
+    out.Root.Names = pikepdf.Dictionary(
+        Dests=out.make_indirect(
+            pikepdf.Dictionary(
+                Names=pikepdf.Array(
+                    [item for name in sorted(destinations) for item in (pikepdf.String(name), destinations[name])]
+                )
+            )
         )
     )
-    save = StreamObject()
-    save.set_data(b"q\n")
-    save = writer._add_object(save)
-    total = len(writer.pages)
-    for number, page in enumerate(writer.pages, start=1):
-        stamp = StreamObject()
-        stamp.set_data(_footer_stream(release, number, total, float(page.mediabox.width)))
-        # A content stream must be an indirect object to stand in an array; pypdf may have copied it inline.
-        raw = page.raw_get("/Contents")
-        contents = raw.get_object()
-        if isinstance(contents, ArrayObject):
-            old = list(contents)
-        else:
-            old = [raw if isinstance(raw, IndirectObject) else writer._add_object(contents)]
-        page[NameObject("/Contents")] = ArrayObject([save, *old, writer._add_object(stamp)])
-        resources = page.setdefault(NameObject("/Resources"), DictionaryObject()).get_object()
-        fonts = resources.get("/Font")
-        fonts = fonts.get_object() if fonts is not None else DictionaryObject()
-        fonts = DictionaryObject(fonts)  # a copy: pages may share one font dictionary
-        fonts[NameObject("/PosencFooter")] = font
-        resources[NameObject("/Font")] = fonts
 
-    # Dated by the build's day and identified by a digest of the pages, so that two builds of the
-    # same sources on the same day give the same bytes.
+    font = out.make_indirect(
+        pikepdf.Dictionary(
+            Type=pikepdf.Name.Font,
+            Subtype=pikepdf.Name.Type1,
+            BaseFont=pikepdf.Name.Helvetica,
+            Encoding=pikepdf.Name.WinAnsiEncoding,
+        )
+    )
+    save = pikepdf.Stream(out, b"q\n")
+    total = len(out.pages)
+    for number, page in enumerate(out.pages, start=1):
+        # The page's own drawing is wrapped in q ... Q, so the footer starts from the default state.
+        page.contents_add(save, prepend=True)
+        page.contents_add(pikepdf.Stream(out, _footer_stream(release, number, total, float(page.mediabox[2]))))
+        if "/Resources" not in page.obj:
+            page.obj.Resources = pikepdf.Dictionary()
+        resources = page.obj.Resources
+        fonts = pikepdf.Dictionary(dict(resources.get("/Font", pikepdf.Dictionary()).items()))
+        fonts.PosencFooter = font  # a copy of the fonts: pages may share one font dictionary
+        resources.Font = fonts
+
+    first = sources[0]
+    made_by = {key: first.docinfo[key] for key in ("/Creator", "/Producer") if key in first.docinfo}
+    # Dated by the build's day, so that two builds of the same sources on the same day give the same bytes.
     stamp_date = f"D:{built:%Y%m%d}000000Z"
-    first = PdfReader(io.BytesIO(parts[0].pdf))
-    made_by = {key: str(value) for key, value in (first.metadata or {}).items() if key in ("/Creator", "/Producer")}
-    writer.add_metadata({**made_by, "/Title": title, "/CreationDate": stamp_date, "/ModDate": stamp_date})
-    for key in ("/Lang", "/ViewerPreferences"):
-        if key in first.trailer["/Root"]:
-            writer._root_object[NameObject(key)] = first.trailer["/Root"][key].clone(writer)
-    _join_structure(writer, readers)
-    writer.page_mode = "/UseOutlines"
-    digest = hashlib.sha256("".join(part.source for part in parts).encode()).digest()[:16]
-    writer._ID = ArrayObject([ByteStringObject(digest), ByteStringObject(digest)])
+    out.docinfo = out.make_indirect(
+        pikepdf.Dictionary(
+            {**made_by, "/Title": pikepdf.String(title), "/CreationDate": stamp_date, "/ModDate": stamp_date}
+        )
+    )
+    if "/Lang" in first.Root:
+        out.Root.Lang = pikepdf.String(str(first.Root.Lang))
+    if "/ViewerPreferences" in first.Root:
+        out.Root.ViewerPreferences = out.copy_foreign(_indirect(first, first.Root, "/ViewerPreferences"))
+    _join_structure(out, sources, first_pages)
+    _join_outlines(out, sources)
+    out.Root.PageMode = pikepdf.Name.UseOutlines
+    pages = destination_pages(out)
     buffer = io.BytesIO()
-    writer.write(buffer)
-    return buffer.getvalue()
+    # The file's id is a digest of its content, not of the time, so the bytes are reproducible.
+    out.save(buffer, deterministic_id=True)
+    return buffer.getvalue(), pages
 
 
 def build_pdf(
@@ -831,8 +821,7 @@ def build_pdf(
     except (OSError, ValueError, KeyError):
         pdf = b""
     if not pdf:
-        pdf = join(ordered_parts, document.release, document.title, built)
-        found = destination_pages(pdf)
+        pdf, found = join(ordered_parts, document.release, document.title, built)
         moved = {key: (number, found.get(key)) for key, number in pages.items() if found.get(key) != number}
         if moved:
             raise SystemExit(f"articles not on the pages the contents gives (contents, actual): {moved}")
@@ -850,9 +839,11 @@ def main() -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True, help="the PDF to write")
     parser.add_argument("--cache", type=pathlib.Path, default=CACHE, help="where printed parts are kept")
     arguments = parser.parse_args()
-    printed = build_pdf(
-        arguments.site, arguments.out, datetime.datetime.now(datetime.timezone.utc).date(), arguments.cache
-    )
+    # The reproducible-builds convention: a build given the sources' time is dated by it, not by today.
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    now = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch else None
+    built = (now or datetime.datetime.now(datetime.timezone.utc)).date()
+    printed = build_pdf(arguments.site, arguments.out, built, arguments.cache)
     print(f"printed {len(printed)} part(s): {', '.join(printed) or 'none, all cached'}")
 
 

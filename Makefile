@@ -138,8 +138,9 @@ $(SITE_STAMP): $(FIGURE_STAMP) $(VERIFY_REPORT) $(NODE_STAMP) $(SITE_INPUTS) $(L
 site: $(SITE_STAMP) ## Build the site into site/ (strict: any warning fails)
 
 # The PDF is printed from the built pages by headless Chromium, so it lives in site/ beside them
-# (the home and Cite pages link it) and is printed again whenever site/ is rebuilt. `make` prints
-# it too, so the site it leaves has no dead link; that needs Chromium, as `make test` does.
+# (the home and Cite pages link it) and is made again whenever site/ is rebuilt: from the parts
+# kept in build/pdf-parts, of which only those whose pages or files changed are printed again.
+# `make` prints it too, so the site it leaves has no dead link; that needs Chromium, as `make test` does.
 SITE_PDF := $(SITE_DIR)/posenc.pdf
 # The script reads the release, the address to cite and the derivation pages through hooks/site_build/.
 SITE_BUILD_PACKAGE := $(sort $(wildcard hooks/site_build/*.py))

@@ -2,10 +2,15 @@
 
 The articles of the nav's Learn and Implement sections (each derivation's page after the
 Derivations index), then the References page, in nav order. Each page's ``<article>`` is read
-from the finished site, where math and figures are already rendered, and joined behind a cover
-and a table of contents; headless Chromium (Playwright) prints it with bookmarks, tags and page
-numbers. Ids are prefixed per page, links to unprinted pages go to the cited release, and
-scripts and source code are left out.
+from the finished site, where math and figures are already rendered. Headless Chromium
+(Playwright) prints the cover, each article (a derivation's page goes with the Derivations index)
+and the contents as PDFs of their own, which pikepdf (qpdf) joins into one with bookmarks and named
+destinations; the page numbers are stamped on the joined pages and the contents is printed last,
+when every part's length is known. Each part is cached under build/ by a digest of everything
+that decides its bytes (its HTML, every file Chromium loaded for it, Chromium's version and this
+script), so a rebuild after one page's edit prints that page and perhaps the contents only.
+Ids are prefixed per page, links to unprinted pages go to the cited release, and scripts and
+source code are left out.
 Design history: docs/design-notes.md#pdf
 """
 
@@ -13,11 +18,15 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import html
+import importlib.metadata
 import io
+import json
 import os
 import pathlib
 import posixpath
+import subprocess
 import sys
 from dataclasses import dataclass
 from urllib.parse import unquote, urljoin, urlsplit
@@ -37,12 +46,22 @@ from posenc.site.derivations import ordered  # noqa: E402
 # After the articles, the back matter.
 BACK_MATTER = ("references.md",)
 CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
+CACHE = ROOT / "build" / "pdf-parts"
+# What decides a part's bytes besides its HTML and the files it loads: this script (its print
+# options and its scripts run in the page) and the versions of Playwright and Chromium.
+SCRIPT_DIGEST = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
 # The print document is served to Chromium from memory under this origin, the site's files
 # beside it; Playwright answers every request, so nothing leaves the machine.
 PRINT_ORIGIN = "http://print.invalid"
 PRINT_PATH = "/posenc-print.html"
+# A link to a place in another part cannot be a fragment (Chromium drops a link whose target is
+# not in the page it prints), so every link inside the PDF is printed to this address plus the
+# destination's name, and becomes a link to the named destination when the parts are joined.
+DESTINATION = "http://destination.invalid/"
 PAGE_WIDTH_MM, PAGE_HEIGHT_MM = 210, 297  # A4
 MARGIN_MM = {"top": 16, "bottom": 18, "left": 16, "right": 16}
+MM = 72 / 25.4  # PDF points per millimetre
+FOOTER_PT, FOOTER_BASELINE_MM = 6, 8  # the footer's size and its baseline's height above the sheet's bottom edge
 # Removed from every printed article: permalink symbols, buttons, the API's links to its source
 # pages (which are not printed) and the SymPy source on each derivation's page.
 # The References' BibTeX records are left out too: in print the formatted entries are the
@@ -56,7 +75,6 @@ PRINT_CSS = f"""
 @page {{ size: A4; margin: {MARGIN_MM["top"]}mm {MARGIN_MM["right"]}mm {MARGIN_MM["bottom"]}mm {MARGIN_MM["left"]}mm; }}
 html {{ font-size: 125%; }}
 body {{ display: block; }}
-.posenc-print-article, .posenc-print-contents {{ break-before: page; }}
 .posenc-print-nested {{ margin-top: 2em; }}
 .posenc-print-cover {{ padding-top: 30%; }}
 .posenc-print-cover h1 {{ font-size: 2.4em; color: inherit; margin-bottom: .6em; }}
@@ -82,6 +100,14 @@ FIT_WIDE_BLOCKS = """() => {
   }
   return scaled;
 }"""
+# Chromium's print options, part of every part's cache key.
+PDF_OPTIONS = {
+    "format": "A4",
+    "print_background": True,
+    "outline": True,
+    "tagged": True,
+    "margin": {side: f"{mm}mm" for side, mm in MARGIN_MM.items()},
+}
 
 
 @dataclass
@@ -134,16 +160,12 @@ def printed_articles(config_path: pathlib.Path = ROOT / "mkdocs.yml") -> list[Ar
     return articles + back
 
 
-def _page_soup(site: pathlib.Path, page: Article) -> BeautifulSoup:
-    return BeautifulSoup((site / page.dest).read_text(encoding="utf-8"), "html.parser")
-
-
 def _outside_svg(tag) -> bool:
     return tag.name != "svg" and tag.find_parent("svg") is None
 
 
-def _print_article(soup: BeautifulSoup, page: Article, keys: dict[str, str], cited_root: str) -> str:
-    """The page's article as a section of the print document, its ids and links rewritten."""
+def _print_article(soup: BeautifulSoup, page: Article, keys: dict[str, str], cited_root: str) -> tuple[str, list[str]]:
+    """The page's article as a section of the print document, its ids and links rewritten, and its ids."""
     article = soup.select_one("article.md-content__inner")
     if article is None:
         raise SystemExit(f"{page.dest}: no <article> in the built page")
@@ -175,11 +197,12 @@ def _print_article(soup: BeautifulSoup, page: Article, keys: dict[str, str], cit
             # A page or file that is not printed: its address in the release to cite.
             link["href"] = cited_root + target.path.lstrip("/") + (f"#{target.fragment}" if fragment else "")
         elif fragment and fragment != "top":
-            link["href"] = f"#{key}--{fragment}"
+            link["href"] = DESTINATION + f"{key}--{fragment}"
         else:
-            link["href"] = f"#{key}"
+            link["href"] = DESTINATION + key
     kind = "posenc-print-nested" if page.nested else "posenc-print-article"
-    return f'<section class="{kind}" id="{page.key}">{article.decode_contents()}</section>'
+    section = f'<section class="{kind}" id="{page.key}">{article.decode_contents()}</section>'
+    return section, [page.key, *(f"{page.key}--{name}" for name in sorted(ids))]
 
 
 def _stylesheets(soup: BeautifulSoup, page: Article) -> list[str]:
@@ -214,7 +237,7 @@ def _cover(release: dict, built: datetime.date, cited_root: str, articles: list[
 
 def _contents(articles: list[Article], pages: dict[str, int]) -> str:
     """The table of contents: one linked line per article with its page number (blank before
-    the page numbers are known; the line keeps its height, so no page moves when they are filled in)."""
+    the page numbers are known; the line keeps its height, so the contents' length is the same)."""
     lines = ['<section class="posenc-print-contents" id="contents"><h1>Contents</h1><ol>']
     section = None
     for page in articles:
@@ -226,148 +249,602 @@ def _contents(articles: list[Article], pages: dict[str, int]) -> str:
             lines.append(f'<li class="part">{html.escape(section) or "&nbsp;"}</li>')
         number = pages.get(page.key, "")
         lines.append(
-            f'<li><a href="#{page.key}">{html.escape(page.title)}</a>'
+            f'<li><a href="{DESTINATION}{page.key}">{html.escape(page.title)}</a>'
             f'<span class="leader"></span><span>{number}&nbsp;</span></li>'
         )
     lines.append("</ol></section>")
     return "".join(lines)
 
 
-@dataclass
-class PrintDocument:
-    """The print document's parts: everything but the page numbers of the contents."""
-
-    release: dict
-    cited_root: str
-    built: datetime.date
-    articles: list[Article]
-    stylesheets: list[str]  # site-relative
-    sections: list[str]
-
-    @classmethod
-    def of_site(cls, site: pathlib.Path, articles: list[Article], built: datetime.date) -> PrintDocument:
-        config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-        cited_root = citations.cited_root(config["site_url"])
-        keys = {page.url: page.key for page in articles}
-        stylesheets: list[str] = []
-        sections = []
-        for page in articles:
-            soup = _page_soup(site, page)
-            stylesheets += [sheet for sheet in _stylesheets(soup, page) if sheet not in stylesheets]
-            sections.append(_print_article(soup, page, keys, cited_root))
-        return cls(citations.release(), cited_root, built, articles, stylesheets, sections)
-
-    def html(self, pages: dict[str, int] | None = None) -> str:
-        """The document, its contents numbered with ``pages`` (each article's first page)."""
-        links = "".join(f'<link rel="stylesheet" href="/{sheet}">' for sheet in self.stylesheets)
-        return (
-            '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-            f"<title>{html.escape(self.release['title'])}</title>{links}<style>{PRINT_CSS}</style></head>"
-            '<body dir="ltr" data-md-color-scheme="default" data-md-color-primary="indigo" '
-            'data-md-color-accent="indigo"><div class="md-typeset">'
-            + _cover(self.release, self.built, self.cited_root, self.articles)
-            + _contents(self.articles, pages or {})
-            + "".join(self.sections)
-            + "</div></body></html>"
-        )
-
-
-def _footer(release: dict) -> str:
+def _document(title: str, stylesheets: list[str], body: str, ids: list[str]) -> str:
+    """A part's print document. Chromium names a destination only for an element that some link of
+    the page points at, so a hidden list links every id of the part: each becomes a destination
+    that links from the other parts can reach once the parts are joined."""
+    links = "".join(f'<link rel="stylesheet" href="/{sheet}">' for sheet in stylesheets)
+    anchors = "".join(f'<a href="#{html.escape(name)}"></a>' for name in ids)
     return (
-        '<div style="font-size:8px;width:100%;margin:0 16mm;display:flex;justify-content:space-between;'
-        'color:#555;font-family:sans-serif">'
-        f"<span>posenc {html.escape(release['version'])}</span>"
-        '<span><span class="pageNumber"></span> / <span class="totalPages"></span></span></div>'
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title>{links}<style>{PRINT_CSS}</style></head>"
+        '<body dir="ltr" data-md-color-scheme="default" data-md-color-primary="indigo" '
+        f'data-md-color-accent="indigo"><div class="md-typeset">{body}</div>'
+        f"<nav hidden>{anchors}</nav></body></html>"
     )
 
 
-def _print(browser, site: pathlib.Path, document: str, footer: str) -> bytes:
-    """Chromium's PDF of ``document``, the site's files served beside it."""
-    site = site.resolve()
+@dataclass
+class Part:
+    """One PDF printed on its own: the cover, the contents, or an article with the pages nested in it."""
 
-    def answer(route) -> None:
-        url = urlsplit(route.request.url)
-        if f"{url.scheme}://{url.netloc}" != PRINT_ORIGIN:
-            route.abort()
-            return
-        if url.path == PRINT_PATH:
-            route.fulfill(body=document, content_type="text/html; charset=utf-8")
-            return
-        file = (site / unquote(url.path).lstrip("/")).resolve()
-        if file.is_relative_to(site) and file.is_file():
-            route.fulfill(path=file)
-        else:
-            route.fulfill(status=404, body="")
+    name: str  # for messages and counts
+    html: str
+    pdf: bytes = b""
+    pages: int = 0
+    printed: bool = False  # printed by this run rather than taken from the cache
+    # A digest of everything that decides the PDF's bytes (its cache key and the loaded files'
+    # digests), the same in every build, unlike the PDF, which holds the time it was printed.
+    source: str = ""
 
-    width_px = round((PAGE_WIDTH_MM - MARGIN_MM["left"] - MARGIN_MM["right"]) / 25.4 * 96)
-    context = browser.new_context(color_scheme="light", viewport={"width": width_px, "height": 1000})
+
+@dataclass
+class PrintDocument:
+    """The print document's parts but the contents, whose page numbers wait for the others' lengths."""
+
+    release: dict
+    title: str
+    cited_root: str
+    built: datetime.date
+    articles: list[Article]
+    stylesheets: list[str]  # site-relative: every printed page's, loaded by every part
+    cover: Part
+    chapters: list[Part]
+
+    @classmethod
+    def of_site(
+        cls, site: pathlib.Path, articles: list[Article], built: datetime.date, cache: PartCache
+    ) -> PrintDocument:
+        config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+        cited_root = citations.cited_root(config["site_url"])
+        release = citations.release()
+        keys = {page.url: page.key for page in articles}
+        stylesheets: list[str] = []
+        groups: list[tuple[list[str], list[str], list[str]]] = []  # (stylesheets, sections, ids) per chapter
+        for page in articles:
+            sheets, section, ids = cache.extract(site, page, keys, cited_root)
+            # Every part loads every printed page's stylesheets, in the order they are first met, as
+            # the one print document did: a page's own sheet may style what other pages hold too.
+            stylesheets += [sheet for sheet in sheets if sheet not in stylesheets]
+            if page.nested and groups:
+                groups[-1][0].extend(sheet for sheet in sheets if sheet not in groups[-1][0])
+                groups[-1][1].append(section)
+                groups[-1][2].extend(ids)
+            else:
+                groups.append((list(sheets), [section], list(ids)))
+        title = release["title"]
+        cover = Part("cover", _document(title, stylesheets, _cover(release, built, cited_root, articles), []))
+        chapters = [
+            Part(page.key, _document(title, stylesheets, "".join(sections), ids))
+            for page, (_, sections, ids) in zip([page for page in articles if not page.nested], groups, strict=True)
+        ]
+        return cls(release, title, cited_root, built, articles, stylesheets, cover, chapters)
+
+    def contents(self, pages: dict[str, int]) -> Part:
+        body = _contents(self.articles, pages)
+        return Part("contents", _document(self.title, self.stylesheets, body, ["contents"]))
+
+
+def chromium_version() -> str:
     try:
-        page = context.new_page()
-        page.route("**/*", answer)
-        page.emulate_media(media="print")
-        page.goto(PRINT_ORIGIN + PRINT_PATH, wait_until="load")
-        page.evaluate("document.fonts.ready.then(() => true)")
-        page.evaluate(FIT_WIDE_BLOCKS)
-        return page.pdf(
-            format="A4",
-            print_background=True,
-            outline=True,
-            tagged=True,
-            display_header_footer=True,
-            header_template="<span></span>",
-            footer_template=footer,
-            margin={side: f"{mm}mm" for side, mm in MARGIN_MM.items()},
+        answer = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, check=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise SystemExit(
+            f"Chromium at {CHROMIUM} does not run ({error}): install Debian's chromium or set POSENC_CHROMIUM"
+        ) from error
+    return answer.stdout.strip()
+
+
+class PartCache:
+    """Printed parts by a digest of what decides their bytes.
+
+    An entry's name is the digest of the part's HTML, the print options, this script and the
+    versions of Chromium and Playwright; beside its PDF it records every file Chromium loaded
+    while printing it, with each file's digest. It is used only while each of those files still
+    has that digest (a file that was missing must still be missing), so an edited stylesheet,
+    font or figure reprints exactly the parts that loaded it."""
+
+    def __init__(self, folder: pathlib.Path, site: pathlib.Path, chromium: str) -> None:
+        self.folder = folder
+        self.site = site.resolve()
+        self.versions = f"{chromium}\nplaywright {importlib.metadata.version('playwright')}"
+        self._digests: dict[str, str] = {}
+        self.used: set[str] = set()
+
+    def file_digest(self, path: str) -> str:
+        if path not in self._digests:
+            file = (self.site / path).resolve()
+            inside = file.is_relative_to(self.site) and file.is_file()
+            self._digests[path] = hashlib.sha256(file.read_bytes()).hexdigest() if inside else "missing"
+        return self._digests[path]
+
+    def key(self, part: Part) -> str:
+        options = json.dumps([PDF_OPTIONS, FIT_WIDE_BLOCKS, SCRIPT_DIGEST, self.versions], sort_keys=True)
+        return hashlib.sha256(options.encode() + b"\0" + part.html.encode()).hexdigest()
+
+    def get(self, part: Part) -> bytes | None:
+        key = self.key(part)
+        self.used.add(key)
+        try:
+            loaded = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+            pdf = (self.folder / f"{key}.pdf").read_bytes()
+        except (OSError, ValueError):
+            return None
+        if hashlib.sha256(pdf).hexdigest() != loaded.get("pdf"):
+            return None  # an entry cut short
+        if any(self.file_digest(path) != digest for path, digest in loaded["files"].items()):
+            return None
+        part.source = self.source(key, loaded["files"])
+        return pdf
+
+    def put(self, part: Part, pdf: bytes, loaded: list[str]) -> None:
+        key = self.key(part)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        record = {"part": part.name, "pdf": hashlib.sha256(pdf).hexdigest()}
+        record["files"] = {path: self.file_digest(path) for path in sorted(set(loaded))}
+        part.source = self.source(key, record["files"])
+        for suffix, data in ((".pdf", pdf), (".json", json.dumps(record, indent=1).encode())):
+            temporary = self.folder / f"{key}{suffix}.tmp"
+            temporary.write_bytes(data)
+            temporary.replace(self.folder / f"{key}{suffix}")
+
+    def extract(
+        self, site: pathlib.Path, page: Article, keys: dict[str, str], cited_root: str
+    ) -> tuple[list[str], str, list[str]]:
+        """The page's stylesheets, its print section and its ids, kept by a digest of the built page
+        and of what the section is made with: parsing every page took most of a no-op's time."""
+        built = (site / page.dest).read_bytes()
+        made_with = json.dumps([SCRIPT_DIGEST, vars(page), keys, cited_root], sort_keys=True).encode()
+        key = hashlib.sha256(made_with + b"\0" + built).hexdigest()
+        self.used.add(key)
+        entry = self.folder / f"{key}.page.json"
+        try:
+            found = json.loads(entry.read_text(encoding="utf-8"))
+            return found["stylesheets"], found["section"], found["ids"]
+        except (OSError, ValueError, KeyError):
+            pass
+        soup = BeautifulSoup(built.decode("utf-8"), "html.parser")
+        sheets = _stylesheets(soup, page)
+        section, ids = _print_article(soup, page, keys, cited_root)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        temporary = entry.with_suffix(".tmp")
+        temporary.write_text(json.dumps({"stylesheets": sheets, "section": section, "ids": ids}), encoding="utf-8")
+        temporary.replace(entry)
+        return sheets, section, ids
+
+    @staticmethod
+    def source(key: str, files: dict[str, str]) -> str:
+        return hashlib.sha256(json.dumps([key, files], sort_keys=True).encode()).hexdigest()
+
+    def prune(self) -> None:
+        """Delete the entries this run did not use, so the cache holds one print's parts."""
+        for file in self.folder.glob("*"):
+            if file.name.split(".")[0] not in self.used:
+                file.unlink()
+
+
+class Printer:
+    """One Chromium, started when the first part is not in the cache."""
+
+    def __init__(self, site: pathlib.Path, cache: PartCache) -> None:
+        self.site = site.resolve()
+        self.cache = cache
+        self._playwright = None
+        self._browser = None
+        self.printed: list[str] = []
+
+    def __enter__(self) -> Printer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._browser is not None:
+            self._browser.close()
+        if self._playwright is not None:
+            self._playwright.stop()
+
+    def _start(self):
+        if self._browser is None:
+            from playwright.sync_api import sync_playwright
+
+            self._playwright = sync_playwright().start()
+            self._browser = self._playwright.chromium.launch(
+                executable_path=CHROMIUM,
+                args=["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"],
+            )
+        return self._browser
+
+    def __call__(self, part: Part) -> Part:
+        """The part with its PDF, from the cache or printed now."""
+        import pikepdf
+
+        pdf = self.cache.get(part)
+        if pdf is None:
+            pdf, loaded = self._print(part.html)
+            self.cache.put(part, pdf, loaded)
+            part.printed = True
+            self.printed.append(part.name)
+        part.pdf = pdf
+        with pikepdf.open(io.BytesIO(pdf)) as opened:
+            part.pages = len(opened.pages)
+        return part
+
+    def _print(self, document: str) -> tuple[bytes, list[str]]:
+        """Chromium's PDF of ``document``, the site's files served beside it, and the site files it asked for."""
+        site = self.site
+        loaded: list[str] = []
+
+        def answer(route) -> None:
+            url = urlsplit(route.request.url)
+            if f"{url.scheme}://{url.netloc}" != PRINT_ORIGIN:
+                route.abort()
+                return
+            if url.path == PRINT_PATH:
+                route.fulfill(body=document, content_type="text/html; charset=utf-8")
+                return
+            path = posixpath.normpath(unquote(url.path).lstrip("/"))
+            loaded.append(path)
+            file = (site / path).resolve()
+            if file.is_relative_to(site) and file.is_file():
+                route.fulfill(path=file)
+            else:
+                route.fulfill(status=404, body="")
+
+        width_px = round((PAGE_WIDTH_MM - MARGIN_MM["left"] - MARGIN_MM["right"]) / 25.4 * 96)
+        context = self._start().new_context(color_scheme="light", viewport={"width": width_px, "height": 1000})
+        try:
+            page = context.new_page()
+            page.route("**/*", answer)
+            page.emulate_media(media="print")
+            page.goto(PRINT_ORIGIN + PRINT_PATH, wait_until="load")
+            page.evaluate("document.fonts.ready.then(() => true)")
+            page.evaluate(FIT_WIDE_BLOCKS)
+            return page.pdf(**PDF_OPTIONS), loaded
+        finally:
+            context.close()
+
+
+def _destination_name(name: str) -> str:
+    return name.removeprefix("/")
+
+
+def _footer_stream(release: dict, number: int, total: int, width: float) -> bytes:
+    """The footer's drawing operators: the release at the left margin and "number / total" at the right.
+
+    Marked as a pagination artifact, so that it stays out of the tagged content. Helvetica, one of
+    the standard fonts every reader has, needs no embedding; its digits are 0.556 em wide, its
+    space and slash 0.278 em, which places the right-aligned number."""
+    left = MARGIN_MM["left"] * MM
+    numbers = f"{number} / {total}"
+    em = sum(0.556 if char.isdigit() else 0.278 for char in numbers)
+    right = width - MARGIN_MM["right"] * MM - em * FOOTER_PT
+    baseline = FOOTER_BASELINE_MM * MM
+    label = f"posenc {release['version']}".replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+    return (
+        f"Q q /Artifact <</Type /Pagination /Subtype /Footer>> BDC 0.333 g BT /PosencFooter {FOOTER_PT} Tf "
+        f"{left:.2f} {baseline:.2f} Td ({label}) Tj ET BT /PosencFooter {FOOTER_PT} Tf "
+        f"{right:.2f} {baseline:.2f} Td ({numbers}) Tj ET EMC Q\n"
+    ).encode("ascii")
+
+
+def _indirect(pdf, holder, key: str):
+    """``holder[key]`` as an indirect object of ``pdf`` (only those can be copied to another PDF)."""
+    value = holder[key]
+    if not value.is_indirect:
+        value = holder[key] = pdf.make_indirect(value)
+    return value
+
+
+def _as_list(value) -> list:
+    """A PDF value that may be one object or an array of them, as a list."""
+    import pikepdf
+
+    if value is None:
+        return []
+    return list(value) if isinstance(value, pikepdf.Array) else [value]
+
+
+def _number_tree_pairs(node) -> list:
+    """The (key, value) pairs of a PDF number tree, in order."""
+    nums = list(node.get("/Nums", []))
+    pairs = list(zip(nums[::2], nums[1::2], strict=True))
+    for kid in node.get("/Kids", []):
+        pairs += _number_tree_pairs(kid)
+    return pairs
+
+
+def _move_keys(holder, offset: int, moved: set) -> None:
+    """Move the parent-tree keys that a page holds, with its links' and the figures' (form XObjects,
+    which pages share and forms nest), each object once."""
+    import pikepdf
+
+    for name in ("/StructParents", "/StructParent"):
+        if name in holder:
+            holder[name] = int(holder[name]) + offset
+    for annotation in holder.get("/Annots", []):
+        if annotation.objgen not in moved and "/StructParent" in annotation:
+            moved.add(annotation.objgen)
+            annotation.StructParent = int(annotation.StructParent) + offset
+    resources = holder.get("/Resources")
+    forms = resources.get("/XObject") if resources is not None else None
+    for form in forms.values() if forms is not None else []:
+        if form.objgen in moved or not isinstance(form, pikepdf.Stream) or form.get("/Subtype") != "/Form":
+            continue
+        moved.add(form.objgen)
+        _move_keys(form, offset, moved)
+
+
+def _rename_headers(elements: list, renamed: dict[str, str]) -> None:
+    """Point the table cells' header references (ids in their attributes) at the renamed ids."""
+    import pikepdf
+
+    stack = list(elements)
+    while stack:
+        element = stack.pop()
+        if not isinstance(element, pikepdf.Dictionary):
+            continue
+        for owner in _as_list(element.get("/A")):
+            if isinstance(owner, pikepdf.Dictionary) and "/Headers" in owner:
+                owner.Headers = pikepdf.Array([pikepdf.String(renamed.get(str(n), str(n))) for n in owner.Headers])
+        stack += _as_list(element.get("/K"))
+
+
+def _join_structure(out, sources: list, first_pages: list[int]) -> None:
+    """One structure tree (the tagged PDF's) for the joined pages.
+
+    Each part's tree is copied (its elements point at the pages copied before it), its elements go
+    under one Document element, and its parent-tree keys, which pages, links and figures hold, move
+    past the keys of the parts before it. Element ids, which Chromium takes from its DOM nodes, are
+    renumbered per part, so that they are unique and the same in every print."""
+    import pikepdf
+
+    document = out.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.Document))
+    kids, nums, ids = [], [], []
+    offset = 0
+    for number, (source, first) in enumerate(zip(sources, first_pages, strict=True)):
+        if "/StructTreeRoot" not in source.Root:
+            continue
+        tree = out.copy_foreign(_indirect(source, source.Root, "/StructTreeRoot"))
+        top = _as_list(tree.get("/K"))
+        if len(top) == 1 and top[0].get("/S") == "/Document":
+            top = _as_list(top[0].get("/K"))
+        for kid in top:
+            if isinstance(kid, pikepdf.Dictionary):
+                kid.P = document
+            kids.append(kid)
+        if "/ParentTree" in tree:
+            for key, value in _number_tree_pairs(tree.ParentTree):
+                nums += [int(key) + offset, value]
+        moved: set = set()
+        for page in out.pages[first : first + len(source.pages)]:
+            _move_keys(page.obj, offset, moved)
+        offset += int(tree.get("/ParentTreeNextKey", 0))
+        if "/IDTree" in tree:
+            renamed: dict[str, str] = {}
+            stack = [tree.IDTree]
+            while stack:
+                node = stack.pop()
+                names = list(node.get("/Names", []))
+                for name, element in zip(names[::2], names[1::2], strict=True):
+                    # Chromium's ids count the DOM's nodes, which differ between two prints of one page.
+                    renamed[str(name)] = f"part{number}-{len(renamed) + 1}"
+                    element.ID = pikepdf.String(renamed[str(name)])
+                    ids.append((renamed[str(name)], element))
+                stack += list(node.get("/Kids", []))
+            _rename_headers(top, renamed)
+    document.K = pikepdf.Array(kids)
+    root = pikepdf.Dictionary(
+        Type=pikepdf.Name.StructTreeRoot,
+        K=document,
+        ParentTree=out.make_indirect(pikepdf.Dictionary(Nums=pikepdf.Array(nums))),
+        ParentTreeNextKey=offset,
+    )
+    if ids:
+        names = [
+            item for name, element in sorted(ids, key=lambda pair: pair[0]) for item in (pikepdf.String(name), element)
+        ]
+        root.IDTree = out.make_indirect(pikepdf.Dictionary(Names=pikepdf.Array(names)))
+    document.P = out.Root.StructTreeRoot = out.make_indirect(root)
+    out.Root.MarkInfo = pikepdf.Dictionary(Marked=True)
+
+
+def _join_outlines(out, sources: list) -> None:
+    """The parts' bookmarks one after another, each part's top entries at the top of the joined outline."""
+    import pikepdf
+
+    top = []
+    for source in sources:
+        if "/Outlines" not in source.Root or "/First" not in source.Root.Outlines:
+            continue
+        outlines = out.copy_foreign(_indirect(source, source.Root, "/Outlines"))
+        entry = outlines.First
+        while True:
+            top.append(entry)
+            if "/Next" not in entry:
+                break
+            entry = entry.Next
+    if not top:
+        return
+    root = out.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Outlines))
+    for before, entry, after in zip([None, *top[:-1]], top, [*top[1:], None], strict=True):
+        entry.Parent = root
+        for key, neighbour in (("/Prev", before), ("/Next", after)):
+            if neighbour is None:
+                if key in entry:
+                    del entry[key]
+            else:
+                entry[key] = neighbour
+    root.First, root.Last = top[0], top[-1]
+    # Each entry's own count is the open entries under it; the root's, all open entries.
+    root.Count = sum(1 + max(int(entry.get("/Count", 0)), 0) for entry in top)
+    out.Root.Outlines = root
+
+
+def destination_pages(pdf) -> dict[str, int]:
+    """The 1-based page of each named destination of the joined ``pdf`` (a pikepdf document)."""
+    numbers = {page.objgen: number for number, page in enumerate(pdf.pages, start=1)}
+    names = list(pdf.Root.Names.Dests.Names) if "/Names" in pdf.Root else []
+    return {str(name): numbers[dest[0].objgen] for name, dest in zip(names[::2], names[1::2], strict=True)}
+
+
+def join(parts: list[Part], release: dict, title: str, built: datetime.date) -> tuple[bytes, dict[str, int]]:
+    """The parts as one PDF, and the 1-based page of each of its named destinations: their pages,
+    bookmarks and destinations in order, links inside it turned into links to named destinations,
+    every page's footer stamped, dated ``built``."""
+    import pikepdf
+
+    out = pikepdf.new()
+    sources = [pikepdf.open(io.BytesIO(part.pdf)) for part in parts]
+    destinations: dict[str, pikepdf.Object] = {}
+    first_pages = []
+    for source in sources:
+        first_pages.append(len(out.pages))
+        out.pages.extend(source.pages)
+        # Chromium names each destination after the id of the element it points at ("/id"); the
+        # copy's page references point at the pages just copied.
+        if "/Dests" in source.Root:
+            for name, dest in out.copy_foreign(_indirect(source, source.Root, "/Dests")).items():
+                destinations[_destination_name(name)] = dest
+    missing = []
+    for number, page in enumerate(out.pages, start=1):
+        for annotation in page.obj.get("/Annots", []):
+            action = annotation.get("/A")
+            uri = str(action.get("/URI", "")) if action is not None else ""
+            if not uri.startswith(DESTINATION):
+                continue
+            name = unquote(uri.removeprefix(DESTINATION))
+            if name not in destinations:
+                missing.append(f"page {number}: {name}")
+                continue
+            annotation.A = pikepdf.Dictionary(S=pikepdf.Name.GoTo, D=pikepdf.String(name))
+    if missing:
+        raise SystemExit("links to no destination in the joined PDF:\n" + "\n".join(missing[:20]))
+    out.Root.Names = pikepdf.Dictionary(
+        Dests=out.make_indirect(
+            pikepdf.Dictionary(
+                Names=pikepdf.Array(
+                    [item for name in sorted(destinations) for item in (pikepdf.String(name), destinations[name])]
+                )
+            )
         )
-    finally:
-        context.close()
+    )
+
+    font = out.make_indirect(
+        pikepdf.Dictionary(
+            Type=pikepdf.Name.Font,
+            Subtype=pikepdf.Name.Type1,
+            BaseFont=pikepdf.Name.Helvetica,
+            Encoding=pikepdf.Name.WinAnsiEncoding,
+        )
+    )
+    save = pikepdf.Stream(out, b"q\n")
+    total = len(out.pages)
+    for number, page in enumerate(out.pages, start=1):
+        # The page's own drawing is wrapped in q ... Q, so the footer starts from the default state.
+        page.contents_add(save, prepend=True)
+        page.contents_add(pikepdf.Stream(out, _footer_stream(release, number, total, float(page.mediabox[2]))))
+        if "/Resources" not in page.obj:
+            page.obj.Resources = pikepdf.Dictionary()
+        resources = page.obj.Resources
+        fonts = pikepdf.Dictionary(dict(resources.get("/Font", pikepdf.Dictionary()).items()))
+        fonts.PosencFooter = font  # a copy of the fonts: pages may share one font dictionary
+        resources.Font = fonts
+
+    first = sources[0]
+    made_by = {key: first.docinfo[key] for key in ("/Creator", "/Producer") if key in first.docinfo}
+    # Dated by the build's day, so that two builds of the same sources on the same day give the same bytes.
+    stamp_date = f"D:{built:%Y%m%d}000000Z"
+    out.docinfo = out.make_indirect(
+        pikepdf.Dictionary(
+            {**made_by, "/Title": pikepdf.String(title), "/CreationDate": stamp_date, "/ModDate": stamp_date}
+        )
+    )
+    if "/Lang" in first.Root:
+        out.Root.Lang = pikepdf.String(str(first.Root.Lang))
+    if "/ViewerPreferences" in first.Root:
+        out.Root.ViewerPreferences = out.copy_foreign(_indirect(first, first.Root, "/ViewerPreferences"))
+    _join_structure(out, sources, first_pages)
+    _join_outlines(out, sources)
+    out.Root.PageMode = pikepdf.Name.UseOutlines
+    pages = destination_pages(out)
+    buffer = io.BytesIO()
+    # The file's id is a digest of its content, not of the time, so the bytes are reproducible.
+    out.save(buffer, deterministic_id=True)
+    return buffer.getvalue(), pages
 
 
-def destination_pages(pdf: bytes) -> dict[str, int]:
-    """The 1-based page of each named destination of ``pdf``."""
-    from pypdf import PdfReader
-
-    reader = PdfReader(io.BytesIO(pdf))
-    # Chromium names each destination after the id of the element it points at, as a PDF name ("/id").
-    return {
-        name.removeprefix("/"): reader.get_destination_page_number(dest) + 1
-        for name, dest in reader.named_destinations.items()
-    }
-
-
-def build_pdf(site: pathlib.Path, out: pathlib.Path, built: datetime.date) -> None:
-    from playwright.sync_api import sync_playwright
-
+def build_pdf(
+    site: pathlib.Path,
+    out: pathlib.Path,
+    built: datetime.date,
+    cache: pathlib.Path = CACHE,
+    articles: list[Article] | None = None,
+) -> list[str]:
+    """Print the site into ``out`` and return the names of the parts printed (not cached)."""
     if not os.access(CHROMIUM, os.X_OK):
         raise SystemExit(f"Chromium not found at {CHROMIUM} (install Debian's chromium or set POSENC_CHROMIUM)")
-    articles = printed_articles()
-    footer = _footer(citations.release())
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"],
-        )
-        try:
-            # Twice: the first print tells on which page each article starts, for the contents.
-            document = PrintDocument.of_site(site, articles, built)
-            first = destination_pages(_print(browser, site, document.html(), footer))
-            missing = [page.key for page in articles if page.key not in first]
-            if missing:
-                raise SystemExit(f"no PDF destination for the articles {missing}")
-            pdf = _print(browser, site, document.html({page.key: first[page.key] for page in articles}), footer)
-        finally:
-            browser.close()
-    if destination_pages(pdf) != first:
-        raise SystemExit("the page numbers moved when the contents were filled in")
+    articles = printed_articles() if articles is None else articles
+    parts = PartCache(cache, site, chromium_version())
+    document = PrintDocument.of_site(site, articles, built, parts)
+    with Printer(site, parts) as printer:
+        cover = printer(document.cover)
+        chapters = [printer(chapter) for chapter in document.chapters]
+        # The contents' length does not depend on its numbers (each line keeps its height), so a
+        # print with blank numbers (cached while the titles stay) says where the articles start.
+        blank = printer(document.contents({}))
+        start = 1 + cover.pages + blank.pages
+        pages = {}
+        for chapter in chapters:
+            pages[chapter.name] = start
+            start += chapter.pages
+        contents = printer(document.contents(pages))
+        if contents.pages != blank.pages:
+            raise SystemExit("the contents changed length when its page numbers were filled in")
+    ordered_parts = [cover, contents, *chapters]
+    # The joined PDF is kept too: a rebuild of site/ that changed no printed page joins nothing.
+    joined_key = hashlib.sha256(
+        json.dumps([SCRIPT_DIGEST, document.title, document.release, str(built)], default=str).encode()
+        + "".join(part.source for part in ordered_parts).encode()
+    ).hexdigest()
+    parts.used.add(joined_key)
+    joined, record = cache / f"{joined_key}.joined.pdf", cache / f"{joined_key}.joined.json"
+    try:
+        pdf = joined.read_bytes()
+        if hashlib.sha256(pdf).hexdigest() != json.loads(record.read_text(encoding="utf-8"))["pdf"]:
+            pdf = b""  # a file cut short
+    except (OSError, ValueError, KeyError):
+        pdf = b""
+    if not pdf:
+        pdf, found = join(ordered_parts, document.release, document.title, built)
+        moved = {key: (number, found.get(key)) for key, number in pages.items() if found.get(key) != number}
+        if moved:
+            raise SystemExit(f"articles not on the pages the contents gives (contents, actual): {moved}")
+        joined.write_bytes(pdf)
+        record.write_text(json.dumps({"pdf": hashlib.sha256(pdf).hexdigest()}), encoding="utf-8")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(pdf)
+    parts.prune()
+    return printer.printed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=pathlib.Path, default=ROOT / "site", help="the built site")
     parser.add_argument("--out", type=pathlib.Path, required=True, help="the PDF to write")
+    parser.add_argument("--cache", type=pathlib.Path, default=CACHE, help="where printed parts are kept")
     arguments = parser.parse_args()
-    build_pdf(arguments.site, arguments.out, datetime.datetime.now(datetime.timezone.utc).date())
+    # The reproducible-builds convention: a build given the sources' time is dated by it, not by today.
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    now = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch else None
+    built = (now or datetime.datetime.now(datetime.timezone.utc)).date()
+    printed = build_pdf(arguments.site, arguments.out, built, arguments.cache)
+    print(f"printed {len(printed)} part(s): {', '.join(printed) or 'none, all cached'}")
 
 
 if __name__ == "__main__":

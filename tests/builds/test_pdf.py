@@ -273,3 +273,99 @@ def test_a_table_that_runs_onto_the_next_page_repeats_its_header_there(page_text
                         f"{src}: the table headed {header[:40]!r} runs onto page {page + 1} without its header"
                     )
     assert spanning, "no table runs over a page break: this test checked nothing"
+
+
+def _article_starts(reader) -> list[int]:
+    """The 0-based first page of each top-level bookmark (cover, contents, then the articles)."""
+    return [reader.get_destination_page_number(entry) for entry in reader.outline if not isinstance(entry, list)]
+
+
+def test_every_page_is_numbered_in_the_footer(page_texts):
+    """The parts are printed one by one and joined, so the numbers are the joined document's."""
+    total = len(page_texts)
+    for number, text in enumerate(page_texts, start=1):
+        footer = re.search(rf"posenc {re.escape(posenc.__version__)}\s+(?<!\d)(\d+) / (\d+)\s*$", text)
+        assert footer and (int(footer[1]), int(footer[2])) == (number, total), (number, text[-80:])
+
+
+def test_the_contents_gives_the_page_each_article_starts_on(reader, page_texts):
+    starts = _article_starts(reader)
+    contents_pages = [number for number in range(starts[1], starts[2])]
+    listed = []
+    for number in contents_pages:
+        for line in page_texts[number].splitlines():
+            found = re.search(r"(\d+)\s*$", line)
+            if found and not re.search(r"\d+ / \d+\s*$", line):
+                listed.append(int(found[1]))
+    assert listed == [start + 1 for start in starts[2:]], "the contents' page numbers are not where the articles start"
+
+
+def test_each_article_has_its_sections_bookmarked_within_its_pages(reader):
+    outline = reader.outline
+    starts = _article_starts(reader) + [len(reader.pages)]
+    top = [index for index, entry in enumerate(outline) if not isinstance(entry, list)]
+    with_sections = 0
+    for position, index in enumerate(top):
+        children = outline[index + 1] if index + 1 < len(outline) and isinstance(outline[index + 1], list) else []
+        first, end = starts[position], starts[position + 1]
+
+        def pages(entries):
+            for entry in entries:
+                if isinstance(entry, list):
+                    yield from pages(entry)
+                else:
+                    yield reader.get_destination_page_number(entry)
+
+        inside = list(pages(children))
+        assert all(first <= page < max(end, first + 1) for page in inside), (outline[index].title, first, end, inside)
+        with_sections += bool(inside)
+    assert with_sections >= len(_articles()), "an article has no section bookmarked"
+
+
+def test_links_between_articles_land_in_the_other_article(reader, destinations):
+    """Each article is printed on its own, so a link into another article is made when they are joined."""
+    starts = _article_starts(reader) + [len(reader.pages)]
+
+    def article_of(page: int) -> int:
+        return max(index for index, start in enumerate(starts) if start <= page)
+
+    across = 0
+    for number, page in enumerate(reader.pages):
+        for annotation in page.get("/Annots", []) or []:
+            annotation = annotation.get_object()
+            target = annotation.get("/Dest", annotation.get("/A", {}).get("/D"))
+            if target is None:
+                continue
+            landing = destinations[str(target).removeprefix("/")]
+            across += article_of(landing) != article_of(number)
+    assert across > 50, f"only {across} links land in another article"
+
+
+def test_metadata_names_the_release_and_the_build_day(reader, page_texts):
+    info = reader.metadata
+    assert " ".join(str(info.title).split()) == " ".join(CITATION["title"].split())
+    built = re.search(r"built on (\d{1,2} [A-Z][a-z]+ \d{4})", " ".join(page_texts[0].split()))
+    day = datetime.datetime.strptime(built[1], "%d %B %Y").date()
+    assert str(info["/CreationDate"]).startswith(f"D:{day:%Y%m%d}")
+
+
+def test_the_joined_pdf_is_tagged_with_one_structure_tree(reader):
+    """Each part's structure tree is joined into one: every page's marked content and every link
+    finds its structure elements under its own key of the one parent tree."""
+    root = reader.trailer["/Root"]
+    assert root["/MarkInfo"]["/Marked"] and root["/Lang"]
+    tree = root["/StructTreeRoot"]
+    assert tree["/K"].get_object()["/S"] == "/Document"
+    keys = [int(key) for key in tree["/ParentTree"]["/Nums"][::2]]
+    assert len(keys) == len(set(keys)) and max(keys) < tree["/ParentTreeNextKey"]
+    wanted = {}  # each key by the object that holds it: pages, links and the figures' forms
+    holders = list(reader.pages)
+    while holders:
+        holder = holders.pop()
+        for name in ("/StructParents", "/StructParent"):
+            if name in holder:
+                wanted[id(holder)] = int(holder[name])
+        holders += [annotation.get_object() for annotation in holder.get("/Annots", []) or []]
+        forms = holder.get("/Resources", {}).get("/XObject", {})
+        holders += [form.get_object() for form in forms.values() if id(form.get_object()) not in wanted]
+    assert sorted(wanted.values()) == sorted(keys)

@@ -360,9 +360,9 @@ def check_mla_absorption_fails_with_rope(rng: np.random.Generator) -> None:
     title="Latent attention's decoupled score: a position-free term plus a relative rotary term",
     statement=(
         r"\begin{aligned} s_h(m, n) &= q_{C,h}^\top k_{C,h} \\ &\quad + \big(R_\Theta(m)\,q_{R,h}\big)^\top "
-        r"R_\Theta(n)\,k_R \\ &= x^\top M_h\,c + q_{R,h}^\top R_\Theta(n - m)\,k_R \end{aligned}"
-        r" \qquad\allowbreak \begin{aligned} \text{cache per token} &= d_c + d_R \\ "
-        r"&= 512 + 64 = 576 \ \text{(DeepSeek-V3)} \end{aligned}"
+        r"R_\Theta(n)\,k_R \\ &= x^\top M_h\,c \\ &\quad + q_{R,h}^\top R_\Theta(n - m)\,k_R \end{aligned}"
+        r" \qquad\allowbreak \text{cache per token} = d_c + d_R,"
+        r" \qquad\allowbreak \text{DeepSeek-V3: } 512 + 64 = 576"
     ),
     summary=r"Multi-head latent attention gives each head a content key $k_{C,h} = W^{UK}_h c$ without RoPE and one "
     r"rotary key $k_R$ shared by every head. The first term absorbs into $x^\top M_h c$ and carries no position, "

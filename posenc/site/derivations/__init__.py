@@ -24,6 +24,9 @@ TOPICS = {
     # Last: a grid's identities build on the 1-D ones of every topic above (the kernel, RoPE's
     # relative score, position interpolation), and appending keeps each earlier entry's neighbours.
     "grids": "Grids and video",
+    # Last too: today's models combine the pieces above (partial RoPE, NoPE layers, RoPE's relative
+    # score), and appending keeps every earlier entry's Previous and Next links.
+    "architectures": "Today's models",
 }
 
 # Importing a topic's module registers its entries.

@@ -1,6 +1,6 @@
 """The position pattern of three 2-D schemes: one query patch against every key patch.
 
-A 16 x 16 grid, the query patch at row 8, column 8 (ringed). Left: axial 2-D RoPE, width 32,
+A 16 x 16 grid, the query patch at row 8, column 8 (ringed in the query's colour). Left: axial 2-D RoPE, width 32,
 base 100, with the same all-ones vector as query and key, so each score is position alone.
 Middle: RoPE-Mixed with the same content and the axial frequencies' magnitudes, half the pairs
 pointing 30° from the column axis and half at 120° (fixed here; the model learns them). Right:
@@ -65,7 +65,7 @@ def main():
     for ax, values, title in zip(axes, maps, titles, strict=True):
         image = plotting.heatmap(ax, values, signed=False)
         image.set_clim(lowest, 1)
-        plotting.literal(ax.plot(*QUERY[::-1], "o", markersize=9, mfc="none", mec="black", mew=1.6)[0])
+        ax.plot(*QUERY[::-1], "o", markersize=9, mfc="none", mec=plotting.colour_of(side="query"), mew=2)
         ax.set(title=title, xticks=[0, 8, 15], yticks=[0, 8, 15], xlabel="column", ylabel="row")
         ax.set_aspect("equal")
     where = {"location": "bottom", "shrink": 0.8, "aspect": 30} if narrow else {"shrink": 0.85}

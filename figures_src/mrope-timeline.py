@@ -39,7 +39,7 @@ def main():
     tokens = np.arange(qwen2.shape[1])
     for ax, ids, title in zip(axes, (qwen2, qwen25), ("Qwen2-VL", "Qwen2.5-VL, 2 tokens per second"), strict=True):
         for start, stop, label in ((3, 9, "image"), (11, 23, "video")):
-            ax.axvspan(start - 0.5, stop - 0.5, color=plotting.GREY, alpha=0.15, linewidth=0)
+            ax.axvspan(start - 0.5, stop - 0.5, color=plotting.colour_of(reference=True), alpha=0.1, linewidth=0)
             ax.text((start + stop - 1) / 2, 12.6, label, ha="center", va="bottom")
         # Nested markers, largest first, so ids that coincide (all three on text) stay visible.
         for axis, (name, marker, size) in enumerate(zip(AXES, "os^", (9, 6, 3.5), strict=True)):

@@ -1,19 +1,20 @@
 """Every cell of the model atlas is computed, sourced or explained.
 
-The atlas (``docs/model-atlas.md``) is two Markdown tables whose first column is the model and
-whose last, "Source", cites the row. The rule the page states and these tests hold, read from the
-Markdown alone:
+The atlas (``docs/model-atlas.md``) is three Markdown tables (the scheme, the RoPE details, the
+context) whose first column is the model and whose last, "Source", cites the row. The rule the
+page states and these tests hold, read from the Markdown alone:
 
 1. Every row's Source cell links at least one entry of the References page, and every link of it
    does (a row's values rest on what its Source cites, unless a cell carries a note).
 2. A cell holding a dash carries a note (``[^name]``, a footnote defined on the page) saying why
-   the value is missing, unless the column concerns RoPE (Base, Rotated, Pairing, Scaling) and
-   the row's scheme has no RoPE: a bare dash means "does not apply", and only there.
+   the value is missing, unless the column concerns RoPE (Scaling) and the row's scheme has no
+   RoPE: a bare dash means "does not apply", and only there.
 3. Every note a cell uses is defined, and every note defined is used.
 4. The per-layer pattern of each model whose schedule posenc implements is a ``calc`` marker
    calling that schedule, and every ``calc`` marker of the tables evaluates to what the page
    means it to say.
-5. Both tables list the same models in the same order, and no cell is empty.
+5. The scheme and context tables list the same models in the same order, the RoPE table the
+   rotating ones among them, and no cell is empty.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ PAGE = ROOT / "docs" / "model-atlas.md"
 REFERENCES = ROOT / "docs" / "references.md"
 
 DASH = "—"
-ROPE_COLUMNS = {"Base", "Rotated", "Pairing", "Scaling"}
+ROPE_COLUMNS = {"Scaling"}
 NOTE_USE = re.compile(r"\[\^([\w-]+)\](?!:)")
 NOTE_DEFINITION = re.compile(r"^\[\^([\w-]+)\]:", re.M)
 CITATION = re.compile(r"\]\(references\.md#([\w-]+)\)")
@@ -73,7 +74,7 @@ def page() -> str:
 @pytest.fixture(scope="module")
 def tables(page):
     found = atlas_tables(page)
-    assert len(found) == 2, "the atlas is two tables: position scheme and long context"
+    assert len(found) == 3, "the atlas is three tables: position scheme, RoPE details and long context"
     return found
 
 
@@ -82,8 +83,8 @@ def schemes(tables) -> dict[str, str]:
     return {row[0]: row[header.index("Scheme")] for row in rows}
 
 
-def test_both_tables_list_the_same_models_and_no_cell_is_empty(tables):
-    (scheme_header, scheme_rows), (context_header, context_rows) = tables
+def test_the_tables_list_the_same_models_and_no_cell_is_empty(tables):
+    (_, scheme_rows), (_, rope_rows), (_, context_rows) = tables
     for header, rows in tables:
         for row in rows:
             assert len(row) == len(header), f"row {row[0]!r} has {len(row)} cells for {len(header)} columns"
@@ -91,6 +92,8 @@ def test_both_tables_list_the_same_models_and_no_cell_is_empty(tables):
     # The long-context table may name the variant it describes ("Llama 4 Scout", "Phi-3 mini").
     for first, second in zip([r[0] for r in scheme_rows], [r[0] for r in context_rows], strict=True):
         assert second.startswith(first), (first, second)
+    rotating = [model for model, scheme in schemes(tables).items() if "RoPE" in scheme]
+    assert [row[0] for row in rope_rows] == rotating, "the RoPE table lists every rotating model, in order"
 
 
 def test_every_row_cites_entries_of_the_references_page(tables):

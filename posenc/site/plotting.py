@@ -18,8 +18,9 @@ shows the one for the reader's screen.
 The SVG is written to be placed inside the page's HTML (see :func:`page_svg`): its text is
 text in the site's typeface, and black, white and :data:`GREY` stand for the page's own
 foreground, background and secondary text colours, so a figure follows the reader's colour
-scheme. An artist passed to :func:`literal` keeps its colours as drawn (a label printed on a
-heatmap cell is read against the cell, not the page).
+scheme. An artist passed to :func:`literal` keeps its colours as drawn (a label printed on an
+opaque heatmap cell is read against the cell, not the page); :data:`INK` is the scheme's
+strongest text colour, for a label on a translucent cell, which the page shows through.
 
 Importing this module does not change Matplotlib's state; :func:`new_figure` applies the
 style file ``posenc.mplstyle`` that lives next to it.
@@ -644,8 +645,11 @@ _CONCEPT_COLOURS: dict[str, dict[Any, str]] = {
 }
 #: Other names of a method: transformers calls position interpolation "linear".
 _ALIASES = {"method": {"linear": "pi"}}
-#: Concepts a panel may take from the mapping (its description's ``palette``), as CSS properties.
-PALETTE_CONCEPTS = ("width", "wave", "family", "side", "method")
+#: Concepts a panel may take from the mapping (its description's ``palette``), as CSS properties;
+#: "diverging" is the diverging colormap, for a panel that draws signed values.
+PALETTE_CONCEPTS = ("width", "wave", "family", "side", "method", "diverging")
+#: How many colours of the diverging map a panel gets, evenly spaced from -1 to 1 (odd: one at 0).
+DIVERGING_STOPS = 33
 
 
 def colour_of(**concept: Any) -> str:
@@ -683,8 +687,16 @@ def palette_css(concept: str) -> dict[str, str]:
     """The colours of ``concept`` as CSS custom properties, ``--posenc-<concept>-<key>``.
 
     The build writes them on a panel that names the concept (``palette`` in its description), so
-    a page script draws a method in :func:`colour_of`'s colour without typing it again.
+    a page script draws a method in :func:`colour_of`'s colour without typing it again. For
+    "diverging" it is one property, ``--posenc-diverging``: :data:`DIVERGING_STOPS` colours of
+    :func:`diverging_colormap` from -1 to 1, each ``#rrggbbaa``, separated by commas.
     """
     if concept not in PALETTE_CONCEPTS:
         raise ValueError(f"no palette for {concept!r}; known: {', '.join(PALETTE_CONCEPTS)}")
+    if concept == "diverging":
+        import numpy as np
+        from matplotlib.colors import to_hex
+
+        stops = diverging_colormap()(np.linspace(0.0, 1.0, DIVERGING_STOPS))
+        return {"--posenc-diverging": ", ".join(to_hex(stop, keep_alpha=True) for stop in stops)}
     return {f"--posenc-{concept}-{key}": colour.lower() for key, colour in _CONCEPT_COLOURS[concept].items()}

@@ -860,3 +860,15 @@ def test_no_figure_draws_two_methods_or_a_method_and_a_series_in_one_colour(monk
         assert any(kind == "method" for kind, _, _ in asked), f"{script.stem} names no method"
         clashes = {colour: sorted(map(str, names)) for colour, names in named.items() if len(names) > 1}
         assert not clashes, f"{script.stem} gives one colour to several methods or series: {clashes}"
+
+
+def test_panels_get_the_diverging_map_of_the_figures_with_a_clear_zero():
+    import numpy as np
+    from matplotlib.colors import to_rgba
+
+    ((name, value),) = plotting.palette_css("diverging").items()
+    stops = value.split(", ")
+    assert name == "--posenc-diverging" and len(stops) == plotting.DIVERGING_STOPS
+    assert stops[len(stops) // 2] == "#ffffff00", "zero is the page's background"
+    expected = plotting.diverging_colormap()(np.linspace(0.0, 1.0, len(stops)))
+    assert np.abs(np.array([to_rgba(stop) for stop in stops]) - expected).max() <= 0.5 / 255 + 1e-9

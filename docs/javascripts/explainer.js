@@ -20,11 +20,13 @@
   const { WIDTHS, CONTENT, frequencies, wavelengths, sinusoidal, kernel, positionDot, ropeScore, dotMatrix, fixed } = math;
   const { svgElement, svgText, newCanvas, widthOf, inkOn, colourMap, axes, polylinePoints, range } = window.posencPanels.drawing;
 
-  // The figures' colour maps (matplotlib's RdBu_r and viridis, sampled at nine points).
-  // The figures' diverging map (posenc.site.plotting), which the build writes on the panel as
-  // --posenc-diverging (palette: [diverging]): its zero is clear, so the page shows through.
+  // The figures' colour maps. The diverging one (posenc.site.plotting's) the build writes on the
+  // panel as --posenc-diverging (palette: [diverging]): its zero is clear, so the page shows
+  // through. The sequential one is viridis, sampled at nine points.
+  // Read off the panel's own style, which holds it even before the panel is on the page (a
+  // computed style is empty there, and instant navigation builds panels off the page).
   const divergingIn = (element) => colourMap(
-    getComputedStyle(element).getPropertyValue("--posenc-diverging").split(",").map((stop) => stop.trim()), -1, 1);
+    element.closest("[data-panel]").style.getPropertyValue("--posenc-diverging").split(",").map((stop) => stop.trim()), -1, 1);
   const sequential = colourMap(
     ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"], 0, 1);
 

@@ -472,11 +472,6 @@ def _luminance(rgba: Any, background: str = BACKGROUND) -> float:
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
 
-def contrast(first: float, second: float) -> float:
-    """WCAG's contrast ratio of two relative luminances, from 1 to 21."""
-    return (max(first, second) + 0.05) / (min(first, second) + 0.05)
-
-
 #: What each ink a cell label may take looks like in each colour scheme.
 _INKS = {
     "black": {"default": "#000000", "slate": "#000000"},
@@ -485,30 +480,23 @@ _INKS = {
 }
 
 
-def cell_ink(rgba: Any) -> tuple[str, float]:
-    """The text colour for a label on a cell of colour ``rgba``, and its contrast as shown.
+def _cell_ink(rgba: Any) -> str:
+    """The ink of a label on a cell of colour ``rgba``, seen over the page in either scheme: of
+    black, white and :data:`INK`, the one whose lower contrast (WCAG's) of the two is highest."""
 
-    The cell is seen over the page in either scheme (:data:`PAGE_BACKGROUNDS`), so a
-    translucent cell has two colours. Of black, white and :data:`INK` (black on the light page,
-    white on the dark one), the ink whose lower contrast of the two schemes is highest: black or
-    white on an opaque cell, whichever contrasts more, and :data:`INK` on a mostly transparent
-    one. Returns the ink and that lower contrast.
-    """
-    best, best_contrast = "black", -1.0
-    for ink, shown in _INKS.items():
-        lowest = min(
-            contrast(_luminance(rgba, PAGE_BACKGROUNDS[scheme]), _luminance(shown[scheme]))
-            for scheme in PAGE_BACKGROUNDS
+    def lowest(ink: str) -> float:
+        pairs = (
+            (_luminance(rgba, PAGE_BACKGROUNDS[scheme]), _luminance(shown)) for scheme, shown in _INKS[ink].items()
         )
-        if lowest > best_contrast + 1e-9:
-            best, best_contrast = ink, lowest
-    return best, best_contrast
+        return min((max(a, b) + 0.05) / (min(a, b) + 0.05) for a, b in pairs)
+
+    return max(_INKS, key=lowest)  # the first of equals: black or white before INK
 
 
 def annotate_cells(
     ax: Any, image: Any, values: Any, fmt: str = "{:.2f}", *, mask: Any = None, fontsize: float = MIN_FONT_SIZE
 ) -> list[Any]:
-    """Print each value in its cell of ``image`` in the ink of :func:`cell_ink`; return the texts.
+    """Print each value in its cell of ``image``, in the ink that reads on it; return the texts.
 
     Used by figures shift-rotation, position-only-score, binary-analogy, pytorch-table and
     attention-permutation. ``image`` is what :func:`heatmap` (or ``imshow``) returned; cell
@@ -553,7 +541,7 @@ def annotate_cells(
         label = fmt.format(value)
         if label != zero and fmt.format(abs(value)) == zero:  # e.g. -0.001 at two decimals
             label = zero
-        ink, _ = cell_ink(image.cmap(image.norm(value)))
+        ink = _cell_ink(image.cmap(image.norm(value)))
         x = left + (col + 0.5) * (right - left) / cols
         y = first_row + (row + 0.5) * (last_row - first_row) / rows
         text = ax.text(x, y, label, ha="center", va="center", fontsize=fontsize, color=ink)

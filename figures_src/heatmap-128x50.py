@@ -13,9 +13,10 @@ from posenc.site import plotting
 
 ALT = (
     "Heatmap of the 128-channel sinusoidal encoding, positions 0 to 49 down the rows and "
-    "channels 0 to 127 across, coloured from -1 (blue) to +1 (red). The first few channels "
-    "alternate colour every few rows; from channel 88 onward no sine reaches 0.1, so the "
-    "columns are almost uniform, pale for sines and red for cosines. Every row has squared length 64."
+    "channels 0 to 127 across, coloured from -1 (blue) through 0 (the page's background) to "
+    "+1 (red). The first few channels alternate colour every few rows; from channel 88 onward "
+    "no sine reaches 0.1, so the columns are almost uniform, close to the background for sines "
+    "and red for cosines. Every row has squared length 64."
 )
 WIDTH = 128
 POSITIONS = 50

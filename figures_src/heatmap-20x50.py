@@ -14,9 +14,9 @@ from posenc.site import plotting
 
 ALT = (
     "Heatmap of the sinusoidal encoding with width 20 for positions 0 to 49 (rows) and channels "
-    "0 to 19 (columns), in a blue-white-red scale from -1 to 1. Low channels alternate colour "
-    "every few rows; high channels stay near 0 (sine) or 1 (cosine). The cell at position 10, "
-    "channel 4 is boxed: sin(10 / 6.31) = 1.00."
+    "0 to 19 (columns), coloured from -1 (blue) through 0 (the page's background) to +1 (red). "
+    "Low channels alternate colour every few rows; high channels stay near 0 (sine) or 1 "
+    "(cosine). The cell at position 10, channel 4 is boxed: sin(10 / 6.31) = 1.00."
 )
 WIDTH, LENGTH = explainer_demo.WIDTHS["heatmap"], 50
 MARK_T, MARK_I = 10, 4

@@ -46,7 +46,7 @@ def main():
     ax.plot(
         lengths,
         unscaled,
-        color=plotting.colour_of(series=0),
+        color=plotting.colour_of(reference=True),  # no method: unscaled, like the equal-scores line
         marker="o",
         markersize=3,
         label=f"normal scores, sd {SIGMA:g}",
@@ -54,7 +54,7 @@ def main():
     ax.plot(
         lengths,
         scaled,
-        color=plotting.colour_of(series=1),
+        color=plotting.colour_of(method="yarn"),
         marker="s",
         markersize=3,
         linestyle="--",

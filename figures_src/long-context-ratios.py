@@ -52,16 +52,16 @@ def main():
     assert round(none[-1] / raised[-1]) == 47
 
     curves = [
-        ("position interpolation", pi, 0, "-"),
-        ("NTK-aware, base 10000·8^(128/126)", ntk, 1, "-"),
-        ("dynamic NTK at 32768", dynamic, 2, "-."),
-        ("YaRN", yarn, 3, "-"),
-        ("Llama 3 (low 1, high 4)", llama3, 4, "--"),
-        ("base 500000", raised, 5, ":"),
+        ("position interpolation", pi, "pi", "-"),
+        ("NTK-aware, base 10000·8^(128/126)", ntk, "ntk", "-"),
+        ("dynamic NTK at 32768", dynamic, "dynamic", "-."),
+        ("YaRN", yarn, "yarn", "-"),
+        ("Llama 3 (low 1, high 4)", llama3, "llama3", "--"),
+        ("base 500000", raised, "base", ":"),
     ]
     fig, ax = plotting.new_figure(aspect=0.55)
-    for label, values, series, style in curves:
-        ax.plot(r, values / none, color=plotting.colour_of(series=series), linestyle=style, label=label)
+    for label, values, method, style in curves:
+        ax.plot(r, values / none, color=plotting.colour_of(method=method), linestyle=style, label=label)
     ax.set_yscale("log", base=2)
     ax.set_yticks([1, 1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32], ["1", "1/2", "1/4", "1/8", "1/16", "1/32"])
     ax.minorticks_off()

@@ -33,7 +33,7 @@ def main():
     fig, ax = plotting.new_figure(aspect=0.4)
     fine = np.linspace(0, LENGTH - 1, 400)
     ax.plot(fine, 1 / (fine + 1), color=plotting.colour_of(reference=True), linestyle=":", label="1/(t + 1)")
-    ax.plot(t, output, "o", color=plotting.colour_of(series=0), markersize=4, label="head output o_t (softmax)")
+    ax.plot(t, output, "o", color=plotting.colour_of(method="nope"), markersize=4, label="head output o_t (softmax)")
     ax.set(xlabel="position t", ylabel="output", ylim=(0, 1.05))
     ax.legend(loc="upper right")
     plotting.save(fig)

@@ -41,11 +41,11 @@ def main():
     assert deberta[-1] == 317 and np.all(np.diff(deberta) >= 0)
 
     fig, (left, right) = plotting.new_figure(aspect=0.42, ncols=2)
-    left.step(t5_offsets, t5, where="mid", color=plotting.colour_of(series=0))
+    left.step(t5_offsets, t5, where="mid", color=plotting.colour_of(method="t5"))
     for edge in (-T5_MAX, T5_MAX):
         left.axvline(edge, color=plotting.colour_of(reference=True), linewidth=0.6, linestyle=":")
     left.set(xlabel="relative position j − i", ylabel="bucket", title="T5: 32 buckets,\nmax distance 128")
-    right.step(deberta_offsets, deberta, where="mid", color=plotting.colour_of(series=1))
+    right.step(deberta_offsets, deberta, where="mid", color=plotting.colour_of(method="deberta"))
     for edge in (-(DEBERTA_MAX - 1), DEBERTA_MAX - 1):
         right.axvline(edge, color=plotting.colour_of(reference=True), linewidth=0.6, linestyle=":")
     right.set(xlabel="relative position i − j", ylabel="bucket", title="DeBERTa-v2: bucket size 256,\nmax position 512")

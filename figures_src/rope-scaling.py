@@ -55,10 +55,10 @@ def main():
 
     curves = [
         ("none", none, plotting.colour_of(reference=True), ":"),
-        ("linear, factor 4", linear, plotting.colour_of(series=5), "-"),
-        ("dynamic NTK, factor 4, at 4× length", dynamic, plotting.colour_of(series=2), "-"),
-        (f"YaRN, factor 4 (attention factor {attention:.3f})", yarn, plotting.colour_of(series=1), "-"),
-        ("llama3, factor 8, low 1, high 4", llama3, plotting.colour_of(series=0), "--"),
+        ("linear, factor 4", linear, plotting.colour_of(method="linear"), "-"),
+        ("dynamic NTK, factor 4, at 4× length", dynamic, plotting.colour_of(method="dynamic"), "-"),
+        (f"YaRN, factor 4 (attention factor {attention:.3f})", yarn, plotting.colour_of(method="yarn"), "-"),
+        ("llama3, factor 8, low 1, high 4", llama3, plotting.colour_of(method="llama3"), "--"),
     ]
     fig, (top, bottom) = plotting.new_figure(
         aspect=0.8, nrows=2, sharex=True, height_ratios=[1.1, 1], narrow={"aspect": 2.1}

@@ -14,10 +14,10 @@ from posenc.site import plotting
 
 ALT = (
     "Two heatmaps of the sinusoidal encoding of positions 0 to 99, rows = positions, coloured "
-    "from -1 (blue) to +1 (red): 20 channels on the left and 50 on the right. Channels 0 and "
-    "1 are identical in both. The pairs that turn at least half a cycle over these positions "
-    "fill channels 0 to 7 at width 20 but channels 0 to 19 at width 50, and the outlined "
-    "channel 4 of width 20 matches the outlined channel 10 of width 50."
+    "from -1 (blue) through 0 (the page's background) to +1 (red): 20 channels on the left "
+    "and 50 on the right. Channels 0 and 1 are identical in both. The pairs that turn at least "
+    "half a cycle over these positions fill channels 0 to 7 at width 20 but channels 0 to 19 "
+    "at width 50, and the outlined channel 4 of width 20 matches the outlined channel 10 of width 50."
 )
 WIDTHS = (20, 50)
 POSITIONS = 100

@@ -20,9 +20,13 @@
   const { WIDTHS, CONTENT, frequencies, wavelengths, sinusoidal, kernel, positionDot, ropeScore, dotMatrix, fixed } = math;
   const { svgElement, svgText, newCanvas, widthOf, inkOn, colourMap, axes, polylinePoints, range } = window.posencPanels.drawing;
 
-  // The figures' colour maps (matplotlib's RdBu_r and viridis, sampled at nine points).
-  const diverging = colourMap(
-    ["#053061", "#2a71b2", "#6bacd1", "#c2ddec", "#f7f6f6", "#fbccb4", "#e48066", "#ba2832", "#67001f"], -1, 1);
+  // The figures' colour maps. The diverging one (posenc.site.plotting's) the build writes on the
+  // panel as --posenc-diverging (palette: [diverging]): its zero is clear, so the page shows
+  // through. The sequential one is viridis, sampled at nine points.
+  // Read off the panel's own style, which holds it even before the panel is on the page (a
+  // computed style is empty there, and instant navigation builds panels off the page).
+  const divergingIn = (element) => colourMap(
+    element.closest("[data-panel]").style.getPropertyValue("--posenc-diverging").split(",").map((stop) => stop.trim()), -1, 1);
   const sequential = colourMap(
     ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"], 0, 1);
 
@@ -78,6 +82,7 @@
       svgText(svg, 0, 0, "position →", { "text-anchor": "middle", class: "posenc-svg__label", transform: `translate(10 ${top + (length * ch) / 2}) rotate(90)` });
       // The 1000 cells are one pixel each of a small bitmap, stretched: one SVG node instead of
       // a thousand keeps the layout after every input cheap.
+      const diverging = divergingIn(container);
       const bitmap = document.createElement("canvas");
       bitmap.width = width;
       bitmap.height = length;
@@ -106,7 +111,7 @@
       const row = outline({ x: left, y: top, width: width * cw, height: ch }, "band");
       const column = outline({ x: left, y: top, width: cw, height: length * ch }, "band");
       const mark = outline({ x: left - 1, y: top - 1, width: cw + 2, height: ch + 2 }, "mark");
-      svgText(svg, left + (width * cw) / 2, top + length * ch + 18, "colour: −1 blue, 0 white, +1 red", { "text-anchor": "middle", class: "posenc-svg__small" });
+      svgText(svg, left + (width * cw) / 2, top + length * ch + 18, "colour: −1 blue, 0 background, +1 red", { "text-anchor": "middle", class: "posenc-svg__small" });
       return ({ position, dimension }) => {
         row.style.transform = `translate(0px, ${position * ch}px)`;
         column.style.transform = `translate(${dimension * cw}px, 0px)`;
@@ -155,6 +160,7 @@
       // Every channel numbered when the cells leave room for two digits, every other one if not.
       const every = cw >= 20 ? 1 : 2;
       for (let c = 0; c < width; c += every) svgText(svg, left + (c + 0.5) * cw, 14, String(c), { "text-anchor": "middle", class: "posenc-svg__small" });
+      const diverging = divergingIn(container);
       const strips = [0, 1].map((s) => {
         const y = 24 + s * 34;
         const label = svgText(svg, left - 8, y + 17, "", { "text-anchor": "end" });
@@ -172,8 +178,10 @@
       const { sx, sy } = axes(svg, box, [0, 19], [3, 8.5], {
         xTicks: [0, 5, 10, 15, 19], yTicks: [4, 6, 8], xLabel: "distance |i − j|", yLabel: "P(i)·P(j)",
       });
-      svgElement("polyline", { points: polylinePoints(offsets, values, sx, sy), class: "posenc-svg__curve posenc-svg__blue" }, svg);
-      offsets.forEach((d) => svgElement("circle", { cx: sx(d), cy: sy(values[d]), r: 2.5, class: "posenc-svg__dot posenc-svg__blue" }, svg));
+      // The sinusoidal kernel in its family's colour (the palette the build writes on the panel).
+      const sinusoidalColour = "var(--posenc-family-sinusoidal)";
+      svgElement("polyline", { points: polylinePoints(offsets, values, sx, sy), class: "posenc-svg__curve", style: `stroke: ${sinusoidalColour}` }, svg);
+      offsets.forEach((d) => svgElement("circle", { cx: sx(d), cy: sy(values[d]), r: 2.5, class: "posenc-svg__dot", style: `fill: ${sinusoidalColour}` }, svg));
       const marker = svgElement("circle", { cx: sx(0), cy: sy(0), r: 6, class: "posenc-svg__ring" }, svg);
       return ({ i, j }) => {
         [i, j].forEach((position, s) => {
@@ -209,9 +217,11 @@
           const [x, y] = CONTENT.map((v) => v * scale);
           const length = Math.hypot(x, y);
           const [ux, uy] = [x / length, y / length];
-          svgElement("line", { x1: 0, y1: 0, x2: x - 6 * ux, y2: y - 6 * uy }, group);
+          // Query and key in their sides' colours, the figures' (the palette the build writes on the panel).
+          const side = kind === "content" ? {} : { line: { style: `stroke: var(--posenc-side-${kind})` }, head: { style: `fill: var(--posenc-side-${kind})` } };
+          svgElement("line", { x1: 0, y1: 0, x2: x - 6 * ux, y2: y - 6 * uy, ...side.line }, group);
           const head = [[x, y], [x - 9 * ux + 4 * uy, y - 9 * uy - 4 * ux], [x - 9 * ux - 4 * uy, y - 9 * uy + 4 * ux]];
-          svgElement("polygon", { points: head.map((p) => p.map((v) => v.toFixed(2)).join(",")).join(" ") }, group);
+          svgElement("polygon", { points: head.map((p) => p.map((v) => v.toFixed(2)).join(",")).join(" "), ...side.head }, group);
           return group;
         });
         svgText(svg, cx, top + 14, `pair ${r}`, { "text-anchor": "middle" });
@@ -242,15 +252,18 @@
         xTicks: [0, 10, 20, 30, 40], yTicks: [0, 1, 2, 3, 4], xLabel: "key position n", yLabel: "similarity",
       });
       const legend = svgElement("g", { class: "posenc-svg__legend" }, svg);
-      svgElement("line", { x1: box.left, x2: box.left + 22, y1: 12, y2: 12, class: "posenc-svg__curve posenc-svg__blue" }, legend);
+      // Each family in its colour, the one the figures give it (the palette the build writes on the panel).
+      const sinusoidalStroke = "stroke: var(--posenc-family-sinusoidal)";
+      const ropeStroke = "stroke: var(--posenc-family-rope)";
+      svgElement("line", { x1: box.left, x2: box.left + 22, y1: 12, y2: 12, class: "posenc-svg__curve", style: sinusoidalStroke }, legend);
       svgText(legend, box.left + 28, 16, "sinusoidal P(m)·P(n)");
       const [dx, dy] = stacked ? [0, 20] : [190, 0];
-      svgElement("line", { x1: box.left + dx, x2: box.left + dx + 22, y1: 12 + dy, y2: 12 + dy, class: "posenc-svg__curve posenc-svg__vermillion posenc-svg__dashed" }, legend);
+      svgElement("line", { x1: box.left + dx, x2: box.left + dx + 22, y1: 12 + dy, y2: 12 + dy, class: "posenc-svg__curve posenc-svg__dashed", style: ropeStroke }, legend);
       svgText(legend, box.left + dx + 28, 16 + dy, "RoPE q(m)·k(n)");
       const mLine = svgElement("line", { y1: box.top, y2: box.top + box.height, class: "posenc-svg__guide" }, svg);
       const mLabel = svgText(svg, 0, box.top + 12, "", { class: "posenc-svg__muted" });
-      const sinLine = svgElement("polyline", { class: "posenc-svg__curve posenc-svg__blue" }, svg);
-      const ropeLine = svgElement("polyline", { class: "posenc-svg__curve posenc-svg__vermillion posenc-svg__dashed" }, svg);
+      const sinLine = svgElement("polyline", { class: "posenc-svg__curve", style: sinusoidalStroke }, svg);
+      const ropeLine = svgElement("polyline", { class: "posenc-svg__curve posenc-svg__dashed", style: ropeStroke }, svg);
       const rings = [0, 1].map(() => svgElement("circle", { r: 6, class: "posenc-svg__ring" }, svg));
       const keys = range(0, last + 1);
       return ({ m, n }) => {

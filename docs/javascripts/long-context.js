@@ -66,7 +66,14 @@
         svgElement("line", { x1: box.left, x2: box.left + box.width, y1: sy(level), y2: sy(level), class: "posenc-svg__guide" }, frame);
         svgText(frame, box.left + 6, sy(level) - 5, `s = ${setting.scale}`, { class: "posenc-svg__muted" });
       }
-      svgElement("polyline", { points: polylinePoints(pairs, slowdowns, sx, sy), class: "posenc-svg__curve posenc-svg__blue" }, frame);
+      // In the method's colour, the one the figures give it: the build writes the palette on the
+      // panel as CSS properties (palette: [method] in its description).
+      svgElement("polyline", {
+        points: polylinePoints(pairs, slowdowns, sx, sy),
+        class: "posenc-svg__curve",
+        style: `stroke: var(--posenc-method-${params.method})`,
+        "data-method": params.method,
+      }, frame);
     };
   }
 

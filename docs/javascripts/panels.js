@@ -54,15 +54,17 @@
     return svg;
   }
 
-  /** A colour map: `stops` evenly spaced over [low, high], interpolated in sRGB. */
+  /** A colour map: `stops` (#rrggbb, or #rrggbbaa for a translucent one) evenly spaced over
+   * [low, high], interpolated in sRGB; an opaque colour is rgb(), a translucent one rgba(). */
   function colourMap(stops, low, high) {
-    const rgb = stops.map((hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)));
+    const rgba = stops.map((hex) => [1, 3, 5, 7].map((k) => (k < hex.length ? parseInt(hex.slice(k, k + 2), 16) : 255)));
     return (value) => {
-      const u = Math.min(1, Math.max(0, (value - low) / (high - low))) * (rgb.length - 1);
-      const k = Math.min(rgb.length - 2, Math.floor(u));
+      const u = Math.min(1, Math.max(0, (value - low) / (high - low))) * (rgba.length - 1);
+      const k = Math.min(rgba.length - 2, Math.floor(u));
       const f = u - k;
-      const mix = rgb[k].map((c, index) => Math.round(c + f * (rgb[k + 1][index] - c)));
-      return `rgb(${mix.join(",")})`;
+      const mix = rgba[k].map((c, index) => Math.round(c + f * (rgba[k + 1][index] - c)));
+      const alpha = mix.pop();
+      return alpha === 255 ? `rgb(${mix.join(",")})` : `rgba(${mix.join(",")},${(alpha / 255).toFixed(3)})`;
     };
   }
 

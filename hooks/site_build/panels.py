@@ -37,6 +37,11 @@ A description is a mapping with these keys (``?`` marks the optional ones):
     ``true`` to keep the drawing's height before the script draws (no shift of the page).
 ``table?``
     A table the script fills under the drawing: ``caption`` and ``columns`` (the headings).
+``palette?``
+    A list of the figure helper's colour concepts the panel draws (``method``, ``family``,
+    ``side``...): each of its colours becomes a CSS property on the panel's element,
+    ``--posenc-<concept>-<key>`` (``posenc.site.plotting.palette_css``), so the script draws a
+    method in the colour the figures give it without typing the colour again.
 
 Texts may hold inline HTML (``<code>``, ``<sub>``) and markers but no line break: a blank line
 would end Markdown's HTML block. A malformed description stops the build, naming its file and key.
@@ -70,6 +75,7 @@ PANEL_KEYS = {
     "formula": False,
     "reserve_drawing": False,
     "table": False,
+    "palette": False,
 }
 SLIDER_KEYS = {
     "param": True,
@@ -196,9 +202,10 @@ def render_panel(name: str, description: Any, source: str) -> str:
     if layout != "stacked":
         classes += f" posenc-widget--{layout}"
     anchor = f' id="{html.escape(d.key(spec["anchor"], "anchor"))}"' if "anchor" in spec else ""
+    style = _palette(d, spec["palette"]) if "palette" in spec else ""
     title_id = f"try-{name}"
     lines = [
-        f'<div class="{classes}"{anchor} data-panel="{name}" role="group" aria-labelledby="{title_id}">',
+        f'<div class="{classes}"{anchor} data-panel="{name}"{style} role="group" aria-labelledby="{title_id}">',
         f'<p class="posenc-widget__title" id="{title_id}">{d.text(spec["title"], "title")}</p>',
         f'<p class="posenc-widget__{note_key}">{d.text(spec[note_key], note_key)}</p>',
         '<div class="posenc-widget__controls">',
@@ -240,6 +247,18 @@ def render_panel(name: str, description: Any, source: str) -> str:
         lines += _table(d, spec["table"])
     lines.append("</div>")
     return "\n".join(lines)
+
+
+def _palette(d: _Description, concepts: Any) -> str:
+    """The panel element's style attribute: the colours of ``concepts`` as CSS properties."""
+    from posenc.site import plotting  # Matplotlib's import, only for a panel that draws in its colours
+
+    properties: dict[str, str] = {}
+    for index, concept in enumerate(d.items(concepts, "palette")):
+        if concept not in plotting.PALETTE_CONCEPTS:
+            d.fail(f"palette[{index}]", f"must be one of {', '.join(plotting.PALETTE_CONCEPTS)}, not {concept!r}")
+        properties |= plotting.palette_css(concept)
+    return ' style="' + html.escape("; ".join(f"{key}: {value}" for key, value in properties.items())) + '"'
 
 
 def _slider(d: _Description, name: str, param: str, control: dict, where: str) -> list[str]:

@@ -18,8 +18,9 @@ shows the one for the reader's screen.
 The SVG is written to be placed inside the page's HTML (see :func:`page_svg`): its text is
 text in the site's typeface, and black, white and :data:`GREY` stand for the page's own
 foreground, background and secondary text colours, so a figure follows the reader's colour
-scheme. An artist passed to :func:`literal` keeps its colours as drawn (a label printed on a
-heatmap cell is read against the cell, not the page).
+scheme. An artist passed to :func:`literal` keeps its colours as drawn (a label printed on an
+opaque heatmap cell is read against the cell, not the page); :data:`INK` is the scheme's
+strongest text colour, for a label on a translucent cell, which the page shows through.
 
 Importing this module does not change Matplotlib's state; :func:`new_figure` applies the
 style file ``posenc.mplstyle`` that lives next to it.
@@ -79,18 +80,57 @@ SITE_FONT = "-apple-system, BlinkMacSystemFont, Helvetica, Arial, sans-serif"
 FOREGROUND = "#000000"
 BACKGROUND = "#ffffff"
 GREY = "#6b6b6b"
+#: The scheme's strongest ink: black on the light page, white on the dark one (posenc.css sets
+#: ``--posenc-ink``). A value printed on a translucent heatmap cell takes it: the cell is a
+#: different colour in each scheme, and the page's own text colour, a little translucent, falls
+#: short of 4.5:1 on some of them.
+INK = "#010101"
 #: What each colour standing for the page becomes in the SVG (style values, lower case).
 PAGE_COLOURS = {
     FOREGROUND: "currentColor",
     BACKGROUND: "var(--md-default-bg-color, #ffffff)",
     GREY: "var(--md-default-fg-color--light, #6b6b6b)",
+    INK: "var(--posenc-ink, #000000)",
 }
+#: The page's background in its two colour schemes: white, and Material's dark slate
+#: (hsl(225deg 15% 14%)). Cell labels and data colours are checked against both.
+PAGE_BACKGROUNDS = {"default": "#ffffff", "slate": "#1e2129"}
 #: The SVG group id (matplotlib's gid) that marks an artist drawn in literal colours; in the
 #: saved SVG it becomes a class of the same name.
 LITERAL = "posenc-literal"
 #: Colormaps: sequential data and signed data (diverging, centred at zero by the caller).
+#: Viridis runs from dark purple to yellow and is opaque: it has no white end to glare on the
+#: dark page. The diverging map is :func:`diverging_colormap`, whose zero is the page itself.
 SEQUENTIAL = "viridis"
-DIVERGING = "RdBu_r"
+#: The diverging map that :func:`diverging_colormap` makes translucent.
+DIVERGING_BASE = "RdBu_r"
+
+
+@functools.cache
+def diverging_colormap() -> Any:
+    """Red-blue for signed data, with zero transparent: the page's background shows through.
+
+    Each colour of ``RdBu_r`` (its middle, a very light grey, made white) becomes the least
+    opaque colour that, laid over white, gives it back: opacity ``1 - min(r, g, b)``. Over the
+    light page the map looks as ``RdBu_r`` does (to the rounding of 8-bit channels); on the dark
+    page zero is the dark background and a cell grows redder or bluer with ``|value|``. Opacity
+    rises from 0 at zero to 0.98 at the blue end and 1 at the red end.
+    """
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+
+    from matplotlib.colors import LinearSegmentedColormap
+
+    # RdBu_r's eleven colours with its middle one (#f7f7f7) white, so that zero is the page's
+    # background exactly; an odd number of entries puts one at zero itself.
+    nodes = matplotlib.colormaps[DIVERGING_BASE](np.linspace(0.0, 1.0, 11))[:, :3]
+    nodes[5] = 1.0
+    base = LinearSegmentedColormap.from_list("", nodes, N=257)(np.linspace(0.0, 1.0, 257))[:, :3]
+    alpha = 1.0 - base.min(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rgb = np.where(alpha[:, None] > 0, 1.0 - (1.0 - base) / alpha[:, None], 1.0)
+    colours = np.column_stack([np.clip(rgb, 0.0, 1.0), alpha])
+    return ListedColormap(colours, name="posenc-diverging")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -391,8 +431,9 @@ def heatmap(
 ) -> Any:
     """Draw a matrix as an image on ``ax`` (row 0 at the top) and return the image.
 
-    Signed data uses the diverging colormap centred at zero (symmetric limits); other data
-    the sequential one. The image is embedded as a raster inside the SVG, which keeps dense
+    Signed data uses the diverging colormap centred at zero (symmetric limits), whose zero is
+    transparent (:func:`diverging_colormap`): white on the light page, dark on the dark one;
+    other data the sequential one. The image is embedded as a raster inside the SVG, which keeps dense
     heatmaps small, at the data's own resolution: one pixel per cell, which the SVG asks to be
     scaled up without smoothing (``image-rendering: pixelated``). Chromium draws the cells with
     sharp edges (checked at device pixel ratios 1 and 2; other browsers document the property
@@ -409,7 +450,7 @@ def heatmap(
         raise ValueError(f"values must be a 2-D array, got shape {array.shape}")
     if signed:
         limit = float(np.max(np.abs(array[np.isfinite(array)]))) or 1.0
-        options = {"cmap": DIVERGING, "vmin": -limit, "vmax": limit}
+        options = {"cmap": diverging_colormap(), "vmin": -limit, "vmax": limit}
     else:
         options = {"cmap": SEQUENTIAL}
     image = ax.imshow(array, aspect="auto", interpolation="none", extent=extent, **options)
@@ -419,33 +460,54 @@ def heatmap(
     return image
 
 
-def _luminance(rgba: Any) -> float:
-    """Relative luminance (sRGB, 0 = black, 1 = white) of a colour, seen over a white background."""
-    red, green, blue, alpha = (float(c) for c in rgba)
+def _luminance(rgba: Any, background: str = BACKGROUND) -> float:
+    """Relative luminance (sRGB, 0 = black, 1 = white) of a colour laid over ``background``."""
+    from matplotlib.colors import to_rgb, to_rgba
+
+    red, green, blue, alpha = to_rgba(rgba)
     linear = []
-    for channel in (red, green, blue):
-        channel = alpha * channel + (1.0 - alpha)  # a translucent cell shows the white figure behind it
+    for channel, under in zip((red, green, blue), to_rgb(background)):
+        channel = alpha * channel + (1.0 - alpha) * under  # a translucent cell shows the page behind it
         linear.append(channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4)
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
 
-#: Above this luminance black text contrasts more than white: (L + 0.05) / 0.05 = 1.05 / (L + 0.05).
-_DARK_TEXT_ABOVE = (1.05 * 0.05) ** 0.5 - 0.05
+#: What each ink a cell label may take looks like in each colour scheme.
+_INKS = {
+    "black": {"default": "#000000", "slate": "#000000"},
+    "white": {"default": "#ffffff", "slate": "#ffffff"},
+    INK: {"default": "#000000", "slate": "#ffffff"},
+}
+
+
+def _cell_ink(rgba: Any) -> str:
+    """The ink of a label on a cell of colour ``rgba``, seen over the page in either scheme: of
+    black, white and :data:`INK`, the one whose lower contrast (WCAG's) of the two is highest."""
+
+    def lowest(ink: str) -> float:
+        pairs = (
+            (_luminance(rgba, PAGE_BACKGROUNDS[scheme]), _luminance(shown)) for scheme, shown in _INKS[ink].items()
+        )
+        return min((max(a, b) + 0.05) / (min(a, b) + 0.05) for a, b in pairs)
+
+    return max(_INKS, key=lowest)  # the first of equals: black or white before INK
 
 
 def annotate_cells(
     ax: Any, image: Any, values: Any, fmt: str = "{:.2f}", *, mask: Any = None, fontsize: float = MIN_FONT_SIZE
 ) -> list[Any]:
-    """Print each value in its cell of ``image``, black on light cells and white on dark; return the texts.
+    """Print each value in its cell of ``image``, in the ink that reads on it; return the texts.
 
     Used by figures shift-rotation, position-only-score, binary-analogy, pytorch-table and
     attention-permutation. ``image`` is what :func:`heatmap` (or ``imshow``) returned; cell
     centres follow its extent and origin, so row 0 is at the top as :func:`heatmap` draws it.
-    The text colour is the one of the two with the higher contrast against the cell's colour
-    (its colormap at ``image.norm(value)``), so call this after any ``set_clim``. Cells where
-    ``mask`` is False, and cells whose value is NaN (drawn blank), get no text. A value that
-    prints as a negative zero ("-0.00") is printed without its sign. The texts are
-    :func:`literal`: they are read against their cell in both colour schemes.
+    The text colour is read off the cell's colour (its colormap at ``image.norm(value)``), so
+    call this after any ``set_clim``: black or white, whichever contrasts more, on an opaque
+    cell, and the scheme's :data:`INK` on a translucent one (near zero of the diverging map),
+    which each scheme shows over its own background. Cells where ``mask`` is False, and cells
+    whose value is NaN (drawn blank), get no text. A value that prints as a negative zero
+    ("-0.00") is printed without its sign. Black and white labels are :func:`literal`: they are
+    read against their cell in both colour schemes.
     """
     import numpy as np
 
@@ -479,14 +541,11 @@ def annotate_cells(
         label = fmt.format(value)
         if label != zero and fmt.format(abs(value)) == zero:  # e.g. -0.001 at two decimals
             label = zero
-        light = _luminance(image.cmap(image.norm(value))) > _DARK_TEXT_ABOVE
+        ink = _cell_ink(image.cmap(image.norm(value)))
         x = left + (col + 0.5) * (right - left) / cols
         y = first_row + (row + 0.5) * (last_row - first_row) / rows
-        texts.append(
-            literal(
-                ax.text(x, y, label, ha="center", va="center", fontsize=fontsize, color="black" if light else "white")
-            )
-        )
+        text = ax.text(x, y, label, ha="center", va="center", fontsize=fontsize, color=ink)
+        texts.append(text if ink == INK else literal(text))
     return texts
 
 
@@ -522,14 +581,25 @@ def span_axes(axes: Any) -> Any:
 
 
 # One colour per concept. Every figure script takes its data colours from colour_of(), so a
-# width, a wave, an encoding family or a figure's own series has the same colour wherever it
-# appears. The palette is Okabe-Ito without its black, which is the foreground (text, axes,
+# width, a wave, an encoding family, a method or a figure's own series has the same colour
+# wherever it appears. The palette is Okabe-Ito without its black, which is the foreground (text, axes,
 # reference lines: the page may recolour it for its dark scheme), and without its yellow, too
 # pale to read on white. Blue, vermillion, green and reddish purple keep a contrast of at least
 # 3:1 against white and against a dark slate page; orange and sky blue do only against the dark
 # one, so they go to things drawn thick or dense.
 _OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 _BLUE, _VERMILLION, _GREEN, _PURPLE, _ORANGE, _SKY = _OKABE_ITO  # the palette's only definition
+# Methods are drawn as thin lines, six in one figure, so they need six colours of 3:1 against
+# both pages: the four above and two more in the same band of luminance, chosen to stay apart
+# from them and from each other for readers with red-green or blue-yellow colour blindness.
+_VIOLET, _CRIMSON = "#903CFC", "#E40048"
+#: Methods that may share a colour: never drawn in one figure (a test holds every figure to it).
+#: Long-context scalings and relative schemes are drawn on pages of their own; within a group,
+#: LongRoPE shares with the raised base, and CoPE, FIRE and NoPE with T5, DeBERTa and Shaw.
+METHOD_GROUPS = {
+    "long context": ("pi", "ntk", "dynamic", "yarn", "llama3", "base", "longrope"),
+    "relative": ("shaw", "transformer-xl", "t5", "deberta", "alibi", "kerple", "fire", "cope", "nope"),
+}
 _CONCEPT_COLOURS: dict[str, dict[Any, str]] = {
     # Model widths d, smallest first; 512 is always drawn dense, so it can take orange.
     "width": {8: _VERMILLION, 20: _BLUE, 50: _GREEN, 128: _PURPLE, 512: _ORANGE},
@@ -539,17 +609,47 @@ _CONCEPT_COLOURS: dict[str, dict[Any, str]] = {
     "family": {"sinusoidal": _BLUE, "rope": _VERMILLION, "alibi": _GREEN},
     # The two sides of an attention score.
     "side": {"query": _BLUE, "key": _VERMILLION},
+    # Named methods, by the short names the long-context panel also uses.
+    "method": {
+        # RoPE's long-context scalings; "base" is a raised base (such as 500000).
+        "pi": _BLUE,  # position interpolation, transformers' "linear"
+        "ntk": _GREEN,
+        "dynamic": _PURPLE,
+        "yarn": _VERMILLION,
+        "llama3": _VIOLET,
+        "base": _CRIMSON,
+        "longrope": _CRIMSON,
+        # Relative schemes; ALiBi keeps its family's colour.
+        "shaw": _PURPLE,
+        "transformer-xl": _VIOLET,
+        "t5": _BLUE,
+        "deberta": _VERMILLION,
+        "alibi": _GREEN,
+        "kerple": _CRIMSON,
+        "fire": _VERMILLION,
+        "cope": _BLUE,
+        "nope": _PURPLE,
+    },
 }
+#: Other names of a method: transformers calls position interpolation "linear".
+_ALIASES = {"method": {"linear": "pi"}}
+#: Concepts a panel may take from the mapping (its description's ``palette``), as CSS properties;
+#: "diverging" is the diverging colormap, for a panel that draws signed values.
+PALETTE_CONCEPTS = ("width", "wave", "family", "side", "method", "diverging")
+#: How many colours of the diverging map a panel gets, evenly spaced from -1 to 1 (odd: one at 0).
+DIVERGING_STOPS = 33
 
 
 def colour_of(**concept: Any) -> str:
     """The colour of one concept, named by one keyword: ``colour_of(width=128)``.
 
     Keywords: ``width`` (a model width d), ``wave`` ("sin" or "cos"), ``family``
-    ("sinusoidal", "rope", "alibi"), ``side`` ("query", "key"), ``series`` (the n-th of a
-    figure's own categories, such as its start positions or dtypes, counted from 0) and
-    ``reference=True`` (the foreground, read from the style at call time, for reference lines).
-    A value the mapping does not know is an error, so a figure cannot invent a colour.
+    ("sinusoidal", "rope", "alibi"), ``side`` ("query", "key"), ``method`` (a named method:
+    "pi" or "linear", "ntk", "dynamic", "yarn", "llama3", "base", "longrope", "shaw",
+    "transformer-xl", "t5", "deberta", "alibi", "kerple", "fire", "cope", "nope"), ``series``
+    (the n-th of a figure's own categories, such as its start positions or dtypes, counted from
+    0) and ``reference=True`` (the foreground, read from the style at call time, for reference
+    lines). A value the mapping does not know is an error, so a figure cannot invent a colour.
     """
     if len(concept) != 1:
         raise TypeError(f"colour_of takes exactly one concept keyword, got {sorted(concept)}")
@@ -565,6 +665,26 @@ def colour_of(**concept: Any) -> str:
     if kind not in _CONCEPT_COLOURS:
         raise TypeError(f"unknown concept {kind!r}; known: {sorted(_CONCEPT_COLOURS) + ['reference', 'series']}")
     key = value.lower() if isinstance(value, str) else value
+    key = _ALIASES.get(kind, {}).get(key, key)
     if key not in _CONCEPT_COLOURS[kind]:
         raise ValueError(f"no colour for {kind}={value!r}; known: {sorted(_CONCEPT_COLOURS[kind], key=str)}")
     return _CONCEPT_COLOURS[kind][key]
+
+
+def palette_css(concept: str) -> dict[str, str]:
+    """The colours of ``concept`` as CSS custom properties, ``--posenc-<concept>-<key>``.
+
+    The build writes them on a panel that names the concept (``palette`` in its description), so
+    a page script draws a method in :func:`colour_of`'s colour without typing it again. For
+    "diverging" it is one property, ``--posenc-diverging``: :data:`DIVERGING_STOPS` colours of
+    :func:`diverging_colormap` from -1 to 1, each ``#rrggbbaa``, separated by commas.
+    """
+    if concept not in PALETTE_CONCEPTS:
+        raise ValueError(f"no palette for {concept!r}; known: {', '.join(PALETTE_CONCEPTS)}")
+    if concept == "diverging":
+        import numpy as np
+        from matplotlib.colors import to_hex
+
+        stops = diverging_colormap()(np.linspace(0.0, 1.0, DIVERGING_STOPS))
+        return {"--posenc-diverging": ", ".join(to_hex(stop, keep_alpha=True) for stop in stops)}
+    return {f"--posenc-{concept}-{key}": colour.lower() for key, colour in _CONCEPT_COLOURS[concept].items()}

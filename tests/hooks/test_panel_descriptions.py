@@ -119,6 +119,18 @@ def test_the_optional_parts_write_their_markup():
     assert '<p class="posenc-widget__formula" data-text="formula">P(1) = 0</p>' in whole
 
 
+def test_a_palette_writes_the_figures_colours_of_its_concepts_on_the_panel():
+    from posenc.site import plotting
+
+    written = render(changed(lambda d: d.update(palette=["method", "side"])))
+    first = written.partition("\n")[0]
+    properties = dict(pair.split(": ") for pair in first.partition(' style="')[2].partition('"')[0].split("; "))
+    assert properties == plotting.palette_css("method") | plotting.palette_css("side")
+    assert properties["--posenc-method-yarn"] == plotting.colour_of(method="yarn").lower()
+    with pytest.raises(PluginError, match=r"docs/panels/probe.yml: palette\[0\]: must be one of"):
+        render(changed(lambda d: d.update(palette=["methods"])))
+
+
 def test_attribute_values_are_escaped():
     written = render(changed(lambda d: d["controls"][1].update(choices=['say "a"', "rope"])))
     assert 'data-value="say &quot;a&quot;" aria-pressed="false" disabled>say "a"</button>' in written

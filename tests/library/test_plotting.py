@@ -296,7 +296,7 @@ def test_annotate_cells_writes_each_unmasked_value_at_its_cell_centre():
     plotting.plt.close(fig)
 
 
-def test_annotate_cells_picks_white_on_the_darkest_cell_and_black_on_the_lightest():
+def test_annotate_cells_picks_white_on_dark_cells_black_on_light_and_the_schemes_ink_on_clear_ones():
     import numpy as np
 
     fig, (sequential, diverging) = plotting.new_figure(ncols=2)
@@ -304,11 +304,91 @@ def test_annotate_cells_picks_white_on_the_darkest_cell_and_black_on_the_lightes
     texts = plotting.annotate_cells(sequential, plotting.heatmap(sequential, ramp, signed=False), ramp)
     assert [text.get_color() for text in texts] == ["white", "black"]
     assert {text.get_gid() for text in texts} == {plotting.LITERAL}, "read against the cell in both schemes"
-    signed = np.array([[-1.0, 0.0, 1.0]])  # RdBu_r: dark blue, near white, dark red
+    signed = np.array([[-1.0, 0.0, 1.0]])  # dark blue, transparent, dark red
     texts = plotting.annotate_cells(diverging, plotting.heatmap(diverging, signed), signed, fmt="{:+.1f}")
-    assert [text.get_color() for text in texts] == ["white", "black", "white"]
+    assert [text.get_color() for text in texts] == ["white", plotting.INK, "white"]
+    assert [text.get_gid() for text in texts] == [plotting.LITERAL, None, plotting.LITERAL], "the ink is the page's"
     assert [text.get_text() for text in texts] == ["-1.0", "+0.0", "+1.0"]
     plotting.plt.close(fig)
+
+
+def _over(rgba, background: str):
+    """An RGBA colour laid over an opaque background, as RGB."""
+    import numpy as np
+    from matplotlib.colors import to_rgb
+
+    return (1 - rgba[3]) * np.array(to_rgb(background)) + rgba[3] * np.array(rgba[:3])
+
+
+def _relative_luminance(rgb) -> float:
+    import numpy as np
+
+    linear = np.where(np.asarray(rgb) <= 0.04045, np.asarray(rgb) / 12.92, ((np.asarray(rgb) + 0.055) / 1.055) ** 2.4)
+    return float(linear @ [0.2126, 0.7152, 0.0722])
+
+
+def _contrast(first, second) -> float:
+    light, dark = sorted((_relative_luminance(first), _relative_luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_the_diverging_map_looks_like_rdbu_over_white_and_is_clear_at_zero():
+    import matplotlib
+    import numpy as np
+
+    diverging = plotting.diverging_colormap()
+    values = np.linspace(0.0, 1.0, diverging.N)
+    colours = diverging(values)
+    reference = matplotlib.colormaps[plotting.DIVERGING_BASE](values)
+    over_white = np.array([_over(colour, "#ffffff") for colour in colours])
+    # Away from the middle (whose light grey became white) it is RdBu_r over the light page, to
+    # the step of RdBu_r's own table of 256 colours.
+    away = np.abs(values - 0.5) >= 0.1
+    assert np.abs(over_white[away] - reference[away, :3]).max() < 3 / 255
+    assert np.abs(over_white - reference[:, :3]).max() < 10 / 255  # white where RdBu_r has #f7f7f7
+    alpha = colours[:, 3]
+    middle = diverging.N // 2
+    assert values[middle] == 0.5 and alpha[middle] == 0.0, "zero shows the page"
+    assert alpha[0] > 0.97 and alpha[-1] == 1.0, "the ends are (nearly) opaque"
+    assert np.all(np.diff(alpha[middle:]) >= -1e-9) and np.all(np.diff(alpha[: middle + 1]) <= 1e-9)
+    fig, ax = plotting.new_figure()
+    image = plotting.heatmap(ax, np.array([[-2.0, 0.0, 2.0]]), colorbar_label="value")
+    assert image.cmap is diverging and image.cmap(image.norm(0.0))[3] == 0.0
+    assert fig.axes[-1].collections[-1].cmap is diverging, "the colour bar shows the same map"
+    plotting.plt.close(fig)
+
+
+@pytest.mark.parametrize("signed", [True, False], ids=["diverging", "sequential"])
+def test_cell_labels_contrast_4_5_to_1_with_their_cell_in_both_schemes(signed):
+    """Every label on every colour of the map, as each scheme shows cell and label."""
+    import numpy as np
+
+    fig, ax = plotting.new_figure()
+    values = np.linspace(-1.0 if signed else 0.0, 1.0, 801)[None, :]
+    image = plotting.heatmap(ax, values, signed=signed)
+    texts = plotting.annotate_cells(ax, image, values)
+    inks = {"black": ("#000000", "#000000"), "white": ("#ffffff", "#ffffff"), plotting.INK: ("#000000", "#ffffff")}
+    worst = []
+    for value, text in zip(values[0], texts):
+        cell = image.cmap(image.norm(value))
+        for scheme, ink in zip(("default", "slate"), inks[text.get_color()]):
+            shown = _over(cell, plotting.PAGE_BACKGROUNDS[scheme])
+            worst.append((_contrast(shown, _over((*matplotlib_rgb(ink), 1.0), "#ffffff")), value, scheme))
+    assert min(worst)[0] >= 4.5, min(worst)
+    plotting.plt.close(fig)
+
+
+def matplotlib_rgb(colour: str):
+    from matplotlib.colors import to_rgb
+
+    return to_rgb(colour)
+
+
+def test_the_scheme_ink_is_black_on_the_light_page_and_white_on_the_dark_one():
+    css = (pathlib.Path(__file__).parents[2] / "docs" / "stylesheets" / "posenc.css").read_text()
+    assert plotting.PAGE_COLOURS[plotting.INK] == "var(--posenc-ink, #000000)"
+    assert re.search(r":root \{\s*--posenc-ink: #000000;\s*\}", css)
+    assert re.search(r'\[data-md-color-scheme="slate"\] \{\s*--posenc-ink: #ffffff;\s*\}', css)
 
 
 def test_annotate_cells_rejects_values_or_mask_of_the_wrong_shape():
@@ -687,3 +767,108 @@ def test_alike_shapes_are_one_path_and_definitions_one_defs(tmp_path):
     assert sum(e.get("d", "").count("M") for e in paths) >= 100
     assert not list(root.iter(f"{SVG}use")), "short markers are written out where they go"
     assert [e.tag for e in root].count(f"{SVG}defs") == 1 and root[0].tag == f"{SVG}defs"
+
+
+# --- one colour per method -------------------------------------------------------------------
+
+# Each method's name as a figure may write it, and the shared colours that the mapping allows
+# (methods never drawn in one figure, written down beside the mapping).
+METHODS = [method for group in plotting.METHOD_GROUPS.values() for method in group]
+SHARED = {
+    frozenset({"longrope", "base"}),
+    frozenset({"cope", "t5"}),
+    frozenset({"fire", "deberta"}),
+    frozenset({"nope", "shaw"}),
+}
+
+
+def _lab(colour: str):
+    """CIELAB of an sRGB colour (D65), for the distance between two colours as seen."""
+    import numpy as np
+    from matplotlib.colors import to_rgb
+
+    rgb = np.array(to_rgb(colour))
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    f = np.cbrt(np.maximum(xyz / [0.95047, 1.0, 1.08883], 0.008856))
+    f = np.where(xyz / [0.95047, 1.0, 1.08883] > 0.008856, f, 7.787 * xyz / [0.95047, 1.0, 1.08883] + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_every_method_has_one_colour_and_only_the_written_down_ones_share():
+    assert len(METHODS) == len(set(METHODS))
+    colours = {method: plotting.colour_of(method=method) for method in METHODS}
+    assert set(plotting.palette_css("method")) == {f"--posenc-method-{method}" for method in METHODS}
+    assert plotting.colour_of(method="linear") == colours["pi"] == plotting.colour_of(method="PI")
+    assert plotting.colour_of(method="alibi") == plotting.colour_of(family="alibi")
+    shared = {frozenset({a, b}) for a in METHODS for b in METHODS if a < b and colours[a] == colours[b]}
+    within = {pair for pair in shared if any(pair <= set(group) for group in plotting.METHOD_GROUPS.values())}
+    assert within == SHARED, "within a group of methods, only the written-down pairs share a colour"
+    with pytest.raises(ValueError, match="no colour for method='rope-xl'"):
+        plotting.colour_of(method="rope-xl")
+
+
+@pytest.mark.parametrize("group", sorted(plotting.METHOD_GROUPS))
+def test_method_colours_are_far_apart_and_legible_on_both_pages(group):
+    """Distinct colours within a group are far apart (no near-twins), and each is at least 3:1
+    against the light and the dark page: they are thin lines there."""
+    import itertools
+
+    import numpy as np
+    from matplotlib.colors import to_rgb
+
+    colours = sorted({plotting.colour_of(method=method) for method in plotting.METHOD_GROUPS[group]})
+    assert len(colours) >= 6, "six methods meet in one long-context figure"
+    for first, second in itertools.combinations(colours, 2):
+        assert np.linalg.norm(_lab(first) - _lab(second)) > 25, (first, second)
+    for colour in colours:
+        for scheme, page in plotting.PAGE_BACKGROUNDS.items():
+            assert _contrast(to_rgb(colour), to_rgb(page)) >= 3.0, (colour, scheme)
+
+
+def test_no_figure_draws_two_methods_or_a_method_and_a_series_in_one_colour(monkeypatch, tmp_path):
+    """Every figure that names a method, drawn with colour_of watched: each colour it asks for
+    names one method, or one series, never two."""
+    import runpy
+
+    scripts = [
+        path
+        for path in sorted((pathlib.Path(__file__).parents[2] / "figures_src").glob("*.py"))
+        if "method=" in path.read_text()
+    ]
+    assert {path.stem for path in scripts} >= {"rope-scaling", "long-context-ratios", "relative-buckets"}
+    asked: list[tuple[str, object, str]] = []
+    colour_of = plotting.colour_of
+
+    def watched(**concept):
+        colour = colour_of(**concept)
+        asked.extend((kind, value, colour) for kind, value in concept.items())
+        return colour
+
+    monkeypatch.setattr(plotting, "colour_of", watched)
+    monkeypatch.setattr(plotting, "save", lambda fig: plotting.plt.close(fig))
+    for script in scripts:
+        asked.clear()
+        namespace = runpy.run_path(str(script))  # defines main() without running it
+        with plotting.rendering(script, namespace, tmp_path):
+            namespace["main"]()
+        named: dict[str, set] = {}
+        for kind, value, colour in asked:
+            if kind in ("method", "series"):
+                key = plotting._ALIASES["method"].get(value, value) if kind == "method" else value
+                named.setdefault(colour.lower(), set()).add((kind, key))
+        assert any(kind == "method" for kind, _, _ in asked), f"{script.stem} names no method"
+        clashes = {colour: sorted(map(str, names)) for colour, names in named.items() if len(names) > 1}
+        assert not clashes, f"{script.stem} gives one colour to several methods or series: {clashes}"
+
+
+def test_panels_get_the_diverging_map_of_the_figures_with_a_clear_zero():
+    import numpy as np
+    from matplotlib.colors import to_rgba
+
+    ((name, value),) = plotting.palette_css("diverging").items()
+    stops = value.split(", ")
+    assert name == "--posenc-diverging" and len(stops) == plotting.DIVERGING_STOPS
+    assert stops[len(stops) // 2] == "#ffffff00", "zero is the page's background"
+    expected = plotting.diverging_colormap()(np.linspace(0.0, 1.0, len(stops)))
+    assert np.abs(np.array([to_rgba(stop) for stop in stops]) - expected).max() <= 0.5 / 255 + 1e-9

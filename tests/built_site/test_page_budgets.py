@@ -88,6 +88,9 @@ BUDGETS = {
     "/references/": Budget(elements=6_300, bytes=710_000, scripts=9),
     "/relative/": Budget(elements=10_200, bytes=880_000, scripts=9),
     "/rope/": Budget(elements=5_600, bytes=630_000, scripts=9),
+    # 2,127 elements and 488,107 bytes: its table of schedules, four figures (each with its phone
+    # layout) and the computed numbers of every section.
+    "/today/": Budget(elements=2_400, bytes=540_000, scripts=9),
     "/widths/": Budget(elements=4_100, bytes=720_000, scripts=9),
 }
 # Each derivation's page (derivations/ID/): the largest, rope-layout-permutation, measured 3,387

@@ -183,7 +183,7 @@
     return {
       self: fixed(values[row * COLS + col], 3),
       best: fixed(best.score, 3),
-      bestAt: `row ${best.row}, column ${best.col}` + (best.ties > 1 ? ` (1 of ${best.ties})` : ""),
+      bestAt: `(${best.row}, ${best.col})` + (best.ties > 1 ? ` and ${best.ties - 1} more` : ""),
       lowest: fixed(Math.min(...values), 3),
       separable: apart < SEPARABLE ? "yes" : `no: off by up to ${fixed(apart, 3)}`,
     };

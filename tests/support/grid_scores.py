@@ -91,7 +91,7 @@ def expected_readouts(p: dict) -> dict[str, str]:
     values = scores(p["scheme"], row, col)
     best, tied = largest_elsewhere(values, row, col)
     apart = interaction(values, row, col)
-    where = f"row {tied[0] // COLS}, column {tied[0] % COLS}" + (f" (1 of {len(tied)})" if len(tied) > 1 else "")
+    where = f"({tied[0] // COLS}, {tied[0] % COLS})" + (f" and {len(tied) - 1} more" if len(tied) > 1 else "")
     return {
         "self": f"{values[row * COLS + col]:.3f}",
         "best": f"{best:.3f}",

@@ -64,6 +64,10 @@ BUDGETS = {
     "/derivations/": Budget(elements=2_300, bytes=470_000, scripts=9),
     # 14 scripts since its steps became panels registered with the shared panel module (panels.js).
     "/explainer/": Budget(elements=5_000, bytes=750_000, scripts=14),
+    # The grid-scores panel's page: 15 scripts measured with the panel's five (its arithmetic, the
+    # explainer's it builds on and the demo data, the panel module, its drawing); elements and bytes
+    # those of a short article.
+    "/grids/": Budget(elements=1_700, bytes=490_000, scripts=15),
     "/guide/": Budget(elements=7_900, bytes=830_000, scripts=9),
     # 6,230 after the exact account of which methods keep scores relative, LongRoPE's search and the caches.
     "/long-context/": Budget(elements=6_900, bytes=710_000, scripts=15),

@@ -21,7 +21,7 @@
   const { ROWS, COLS } = math;
   // Room for the row numbers and the rotated axis title on the left, the column numbers and the
   // axis title on top; cells between 18 and 34 px.
-  const LEFT = 34;
+  const LEFT = 36;
   const TOP = 34;
   const RIGHT = 6;
   const SMALLEST_CELL = 18;
@@ -74,7 +74,8 @@
     svgText(svg, 0, 0, "key row →", {
       "text-anchor": "middle",
       class: "posenc-svg__label",
-      transform: `translate(11 ${TOP + gridHeight / 2}) rotate(90)`,
+      // Turned a quarter clockwise, the glyphs stand to the right of x = 4, clear of the row numbers.
+      transform: `translate(4 ${TOP + gridHeight / 2}) rotate(90)`,
     });
     for (let c = 0; c < COLS; c += every) {
       svgText(svg, LEFT + (c + 0.5) * cell, TOP - 6, String(c), { "text-anchor": "middle", class: "posenc-svg__small" });

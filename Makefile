@@ -199,7 +199,7 @@ $(PEERS_STAMP): requirements-peers.txt requirements-peers-nodeps.txt pyproject.t
 
 .PHONY: test-peers
 test-peers: $(PEERS_STAMP) ## Compare posenc with torch, transformers, timm, torchscale and x-transformers (in .venv-peers)
-	$(call step,"comparing posenc with torch, transformers, timm, torchscale and x-transformers")
+	$(call step,"comparing posenc with torch and transformers and timm and torchscale and x-transformers")
 	$(PEERS_PY) -m pytest tests/peers
 
 bench: all ## Print build, render, explainer, precision and test-suite timings (figures, not pass/fail)

@@ -124,7 +124,9 @@ class Article:
     @property
     def key(self) -> str:
         """The page's id in the print document and the prefix of its own ids."""
-        return self.url.strip("/").replace("/", "-") or "home"
+        # The home page's address is "./" (or ""): a key of "." would make a link to it end in
+        # "/.", which Chromium's URL parser drops, leaving a link to no destination.
+        return self.url.removeprefix("./").strip("/").replace("/", "-") or "home"
 
 
 def printed_articles(config_path: pathlib.Path = ROOT / "mkdocs.yml") -> list[Article]:

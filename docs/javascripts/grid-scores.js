@@ -26,9 +26,10 @@
   const RIGHT = 6;
   const SMALLEST_CELL = 18;
   const LARGEST_CELL = 34;
-  // Negative deviations in vermillion; positive ones take the blue of explainer.css, which is
-  // the sky blue of the same palette in the dark scheme.
+  // Below the mean in vermillion, above it in blue: the figures' palette, the same in both schemes
+  // (both keep 3:1 against either page, and a cell is a fill, not text).
   const BELOW = "#d55e00";
+  const ABOVE = "#0072b2";
   const LEGEND_STEPS = 21;
 
   /** What each patch's vector is, scheme by scheme (the formula line under the readouts). */
@@ -41,13 +42,8 @@
   /** A cell's fill for a deviation `u` in [-1, 1] from the mean: transparent at 0, no outline in either scheme. */
   function paint(rect, u) {
     const strength = Math.min(1, Math.abs(u)).toFixed(3);
-    if (u >= 0) {
-      rect.setAttribute("class", "posenc-svg__dot posenc-svg__blue");
-      rect.setAttribute("style", `stroke: none; fill-opacity: ${strength}`);
-    } else {
-      rect.setAttribute("class", "");
-      rect.setAttribute("style", `fill: ${BELOW}; stroke: none; fill-opacity: ${strength}`);
-    }
+    rect.setAttribute("class", "");
+    rect.setAttribute("style", `fill: ${u >= 0 ? ABOVE : BELOW}; stroke: none; fill-opacity: ${strength}`);
   }
 
   /** Sets the query sliders to (row, col) and lets panels.js redraw, as if they had been moved. */

@@ -399,8 +399,9 @@ def test_without_javascript_the_figures_and_numbers_remain(browser, base_url):
 
 
 def test_only_the_pages_with_steps_or_the_panel_load_their_scripts(site_dir):
-    """The explainer's and the long-context panel's scripts, and the panel module, are on the two
-    pages that use them and nowhere else (instant navigation brings them along: test_panels.py)."""
+    """The explainer's, the long-context panel's and the grid-scores panel's scripts, and the panel
+    module, are on the pages that use them and nowhere else (instant navigation brings them along:
+    test_panels.py)."""
     named = re.compile(r"javascripts/((?:explainer|long-context|panels)[^\"/]*\.js)")
     loading = {}
     for path in site_dir.rglob("*.html"):
@@ -412,6 +413,7 @@ def test_only_the_pages_with_steps_or_the_panel_load_their_scripts(site_dir):
         )
     assert {page: names for page, names in loading.items() if names} == {
         "explainer": ["explainer-demo.js", "explainer-math.js", "panels.js", "explainer.js"],
+        "grids": ["explainer-demo.js", "explainer-math.js", "grid-scores-math.js", "panels.js", "grid-scores.js"],
         "long-context": [
             "explainer-demo.js",
             "explainer-math.js",

@@ -43,8 +43,9 @@ def _plain(fragment: str) -> str:
 
 
 def _squeezed(text: str) -> str:
-    """Text without white space: a PDF's extracted text breaks lines where the page did."""
-    return re.sub(r"\s+", "", text)
+    """Text without white space: a PDF's extracted text breaks lines where the page did. PDFium
+    reports a hyphen at which a line broke as U+0002, which is put back as the hyphen it was."""
+    return re.sub(r"\s+", "", text).replace("\x02", "-")
 
 
 @pytest.fixture(scope="module")
@@ -368,4 +369,8 @@ def test_the_joined_pdf_is_tagged_with_one_structure_tree(reader):
         holders += [annotation.get_object() for annotation in holder.get("/Annots", []) or []]
         forms = holder.get("/Resources", {}).get("/XObject", {})
         holders += [form.get_object() for form in forms.values() if id(form.get_object()) not in wanted]
-    assert sorted(wanted.values()) == sorted(keys)
+    # Every holder finds its key. The converse need not hold: Chromium's own print of a page whose
+    # table links break across pages already lists parent-tree keys that no annotation holds (the
+    # model atlas's part does), and such a key points at nothing a reader meets.
+    assert len(set(wanted.values())) == len(wanted), "two holders share a parent-tree key"
+    assert set(wanted.values()) <= set(keys), sorted(set(wanted.values()) - set(keys))[:20]

@@ -6,6 +6,7 @@ reprint of every part takes seconds, into a cache of its own, and counts the par
 
 from __future__ import annotations
 
+import concurrent.futures
 import datetime
 import hashlib
 import io
@@ -42,7 +43,10 @@ def articles():
 
 def build(site, articles, cache, name="out.pdf"):
     out = site.parent / name
-    printed = site_pdf.build_pdf(site, out, BUILT, cache=cache, articles=articles)
+    # Printed in a thread of its own: a worker that also runs the browser tests has Playwright's
+    # event loop in this thread, beside which Playwright's sync API refuses to start.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as thread:
+        printed = thread.submit(site_pdf.build_pdf, site, out, BUILT, cache=cache, articles=articles).result()
     return printed, out.read_bytes()
 
 

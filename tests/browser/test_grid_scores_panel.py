@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support.browser import new_context, open_page_with_errors
-from support.grid_scores import COLS, MODULE, ROWS, expected_readouts, panel, scores
+from support.grid_scores import COLS, ROWS, expected_readouts, panel, scores
 
 pytestmark = pytest.mark.browser
 
@@ -63,28 +63,6 @@ def check_panel(page, params: dict | None = None) -> dict:
         text for text in state["legend"] if text.replace(".", "").replace("-", "").isdigit() and "." in text
     ], held
     return state
-
-
-def test_the_page_runs_the_module_checked_in_node(browser, base_url):
-    context = new_context(browser)
-    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
-    scripts = [
-        src.rsplit("/", 1)[-1]
-        for src in page.evaluate("() => Array.from(document.scripts, (s) => s.src)")
-        if "/javascripts/" in src
-    ]
-    assert (
-        scripts.index("explainer-math.js")
-        < scripts.index("grid-scores-math.js")
-        < scripts.index("panels.js")
-        < scripts.index("grid-scores.js")
-    )
-    assert "explainer.js" not in scripts
-    served = page.evaluate("async () => (await fetch('../javascripts/grid-scores-math.js')).text()")
-    assert served == MODULE.read_text()
-    check_panel(page, INITIAL)
-    assert not errors
-    context.close()
 
 
 def test_a_click_on_a_cell_moves_the_query(context, base_url, scheme):

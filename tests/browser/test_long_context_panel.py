@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from support.browser import new_context, open_page_with_errors
-from support.long_context import MODULE, expected_readouts, expected_table, expected_value_texts, panel
+from support.long_context import expected_readouts, expected_table, expected_value_texts, panel
 
 pytestmark = pytest.mark.browser
 
@@ -55,30 +55,6 @@ def check_panel(page, params: dict | None = None) -> dict:
     assert state["valueTexts"] == state["shown"] == expected_value_texts(held), held
     assert state["pressed"] == [str(m == held["method"]).lower() for m in METHODS]
     return held
-
-
-def test_the_page_runs_the_module_checked_in_node(browser, base_url):
-    context = new_context(browser)
-    page, errors = open_page_with_errors(context, base_url + PATH, wait_until_live)
-    scripts = [
-        src.rsplit("/", 1)[-1]
-        for src in page.evaluate("() => Array.from(document.scripts, (s) => s.src)")
-        if "/javascripts/" in src
-    ]
-    # Each module before the code that uses it: the explainer's arithmetic, the panel's, the panel
-    # module, the panel; the explainer's page code is not needed.
-    assert (
-        scripts.index("explainer-math.js")
-        < scripts.index("long-context-math.js")
-        < scripts.index("panels.js")
-        < scripts.index("long-context.js")
-    )
-    assert "explainer.js" not in scripts
-    served = page.evaluate("async () => (await fetch('../javascripts/long-context-math.js')).text()")
-    assert served == MODULE.read_text()
-    check_panel(page, INITIAL)
-    assert not errors
-    context.close()
 
 
 def test_the_panel_reacts_to_pointer_and_keyboard(context, base_url, scheme):

@@ -23,6 +23,7 @@ import re
 import urllib.parse
 
 import pytest
+import yaml
 from site_build import panels
 from support import PAGE_SCRIPTS, explainer, long_context
 from support.browser import new_context, open_page_with_errors
@@ -538,3 +539,35 @@ def test_every_control_is_a_touch_target_and_every_text_legible(browser, base_ur
         assert not errors, (path, errors)
         page.close()
     context.close()
+
+
+@pytest.mark.browser
+def test_each_panel_page_runs_its_listed_scripts_in_order_as_checked_in_node(browser, base_url):
+    """A panel page loads the scripts its front matter lists, in that order (each module before the
+    code that uses it) and no other page code, and serves each panel's arithmetic exactly as the
+    file Node checks against posenc."""
+    context = new_context(browser)
+    try:
+        for path in source_panel_pages():
+            source = ROOT / "docs" / (path.strip("/") + ".md")
+            listed = yaml.safe_load(source.read_text(encoding="utf-8").split("---")[1])["scripts"]
+            page, errors = open_page_with_errors(context, base_url + path)
+            # The site's own scripts (the theme's live under /assets/); figures.js is on every page.
+            paths = [
+                urllib.parse.urlparse(src).path
+                for src in page.evaluate("() => Array.from(document.scripts, (s) => s.src)")
+            ]
+            loaded = [
+                path.removeprefix("/javascripts/")
+                for path in paths
+                if path.startswith("/javascripts/") and path != "/javascripts/figures.js"
+            ]
+            assert loaded == [name.removeprefix("javascripts/") for name in listed], path
+            for name in listed:
+                if name.endswith("-math.js"):
+                    served = page.evaluate(f"async () => (await fetch('../{name}')).text()")
+                    assert served == (ROOT / "docs" / name).read_text(encoding="utf-8"), (path, name)
+            assert not errors, (path, errors)
+            page.close()
+    finally:
+        context.close()

@@ -39,34 +39,30 @@ def page_background(page) -> tuple[int, int, int]:
     return rgb_of(page.evaluate(RESOLVE, "var(--md-default-bg-color)"))
 
 
-def pixel(page, x: float, y: float) -> tuple[int, int, int]:
-    """The colour the screen shows at viewport point (x, y)."""
+def heatmap_shot(page):
+    """The shift matrix's cells (the figure's square raster) as the screen shows them, taken as one
+    element screenshot: its pixels are read in the raster's own coordinates, so nothing that moves
+    the page between measuring and capturing (a late font, a block drawn on scroll) shifts them."""
     from PIL import Image
 
-    shot = page.screenshot(clip={"x": x - 1, "y": y - 1, "width": 3, "height": 3})
-    return Image.open(io.BytesIO(shot)).convert("RGB").getpixel((1, 1))
-
-
-def heatmap_box(page) -> dict:
-    """The viewport box of the shift matrix's cells (the figure's square raster)."""
-    figure = page.locator(SHIFT)
-    figure.scroll_into_view_if_needed()
-    boxes = figure.evaluate(
-        "svg => Array.from(svg.querySelectorAll('image'), (image) => {"
-        "  const r = image.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; })"
+    images = page.locator(SHIFT).locator("image")
+    boxes = images.evaluate_all(
+        "images => images.map((image) => { const r = image.getBoundingClientRect(); return [r.width, r.height]; })"
     )
-    square = [box for box in boxes if abs(box["width"] / box["height"] - 1) < 0.2]
+    square = [index for index, (width, height) in enumerate(boxes) if abs(width / height - 1) < 0.2]
     assert len(square) == 1, f"one square raster (the matrix) beside its colour bar: {boxes}"
-    return square[0]
+    raster = images.nth(square[0])
+    raster.scroll_into_view_if_needed()
+    return Image.open(io.BytesIO(raster.screenshot())).convert("RGB")
 
 
 def test_a_heatmaps_zero_cells_show_the_page_background(context, base_url, scheme):
     page, errors = open_page_with_errors(context, base_url + "/deep-dive/")
-    box = heatmap_box(page)
-    size = box["width"] / SHIFT_CELLS
+    shot = heatmap_shot(page)
+    size = shot.width / SHIFT_CELLS
 
     def cell(row: int, col: int) -> tuple[int, int, int]:
-        return pixel(page, box["x"] + (col + 0.5) * size, box["y"] + (row + 0.5) * size)
+        return shot.getpixel((int((col + 0.5) * size), int((row + 0.5) * size)))
 
     background = page_background(page)
     assert background == ((255, 255, 255) if scheme == "light" else (30, 33, 41)), background

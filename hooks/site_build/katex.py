@@ -26,6 +26,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 from . import paths
+from .kept import Kept
 from .state import BUILD
 
 KATEX_DIST = paths.ROOT / "node_modules" / "katex" / "dist"
@@ -41,45 +42,33 @@ def require_node_and_katex() -> None:
         raise PluginError("KaTeX is not installed: run `npm ci` (or `make`)")
 
 
-def renderer_key() -> str:
-    """A digest of what KaTeX's HTML depends on besides the formula and its mode: the KaTeX that
-    Node loads (its package file names the version and the script; the script's bytes) and the
-    options, which live in ``katex_server.js``."""
+def renderer_parts() -> list[bytes]:
+    """What KaTeX's HTML depends on besides the formula and its mode: the KaTeX that Node loads
+    (its package file names the version and the script; the script's bytes) and the options,
+    which live in ``katex_server.js``."""
     package = KATEX_DIST.parent / "package.json"
-    digest = hashlib.sha256()
-    for part in (
+    return [
         package.read_bytes(),
         (KATEX_DIST.parent / json.loads(package.read_text(encoding="utf-8"))["main"]).read_bytes(),
         KATEX_SERVER.read_bytes(),
-    ):
-        digest.update(hashlib.sha256(part).digest())
-    return digest.hexdigest()
+    ]
 
 
 class KaTeX:
     """A KaTeX renderer in one Node process (``katex_server.js``), started on first use.
 
-    What it renders is kept on disk (``paths.CACHE``) in a file named for the renderer's digest,
-    so a later build with the same KaTeX and options starts no Node process for the formulas it
-    has seen. :meth:`save` writes the formulas of the build that just succeeded.
+    What it renders is kept on disk (``paths.CACHE/katex``, a ``kept.Kept`` store named for the
+    renderer's digest), so a later build with the same KaTeX and options starts no Node process
+    for the formulas it has seen. :meth:`save` writes the formulas of the build that just succeeded.
     """
 
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
         self.cache: dict[tuple[str, bool], tuple[str, frozenset[str]]] = {}
-        self.stored: dict[str, str] | None = None  # read from disk on first use: {mode + tex: HTML}
-        self.used: dict[str, str] = {}
+        self.kept = Kept("katex", renderer_parts)  # {mode + tex: HTML}
 
     def cache_file(self) -> pathlib.Path:
-        return paths.CACHE / "katex" / f"{renderer_key()}.json"
-
-    def _stored(self) -> dict[str, str]:
-        if self.stored is None:
-            try:
-                self.stored = json.loads(self.cache_file().read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                self.stored = {}
-        return self.stored
+        return self.kept.file()
 
     def render(self, tex: str, display: bool, where: str) -> str:
         """``tex`` as HTML; an error names the page ``where`` it is. Its drawn characters join
@@ -87,12 +76,12 @@ class KaTeX:
         key = (tex, display)
         stored_key = ("D" if display else "I") + tex
         if key not in self.cache:
-            rendered = self._stored().get(stored_key)
-            if rendered is None:
+            rendered = self.kept.get(stored_key)
+            if not isinstance(rendered, str):
                 rendered = self._render(tex, display, where)
             self.cache[key] = (rendered, drawn_characters(rendered, where))
         rendered, characters = self.cache[key]
-        self.used[stored_key] = rendered
+        self.kept.put(stored_key, rendered)
         BUILD.math_characters |= characters
         return rendered
 
@@ -112,18 +101,11 @@ class KaTeX:
 
     def save(self) -> None:
         """Keep the formulas this build rendered (only those: a formula no page shows any more goes)."""
-        if self.used == self.stored:
-            return
-        target = self.cache_file()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=target.parent, suffix=".tmp", delete=False, encoding="utf-8") as part:
-            json.dump(self.used, part, ensure_ascii=False, sort_keys=True)
-        os.replace(part.name, target)  # atomic: a build running beside this one never reads half a file
-        self.stored = dict(self.used)
+        self.kept.save()
 
     def forget_build(self) -> None:
         """Start a build's record of the formulas it uses afresh (``mkdocs serve`` builds again)."""
-        self.used = {}
+        self.kept.forget_build()
 
     def close(self) -> None:
         if self.process is not None:

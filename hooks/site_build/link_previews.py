@@ -6,6 +6,7 @@ the build needs no network; a page never loads it, only link-preview crawlers do
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import os
@@ -122,15 +123,22 @@ def draw_card(title: str, site_name: str) -> bytes:
     return out.getvalue()
 
 
-def write_card(page, config) -> None:
-    """Write the card of ``page`` into the site, drawing it only if no earlier build has."""
-    # An edit to the drawing or another Matplotlib or Pillow draws every card again.
-    drawer = [
+@functools.cache
+def _drawer() -> tuple[str, ...]:
+    """What draws every card: an edit to the drawing or another Matplotlib or Pillow draws them all again.
+
+    Read once per build: looking up an installed version reads its metadata from disk, and doing
+    that for every page cost more than the rest of the cards' work."""
+    return (
         pathlib.Path(__file__).read_text(encoding="utf-8"),
         metadata.version("matplotlib"),
         metadata.version("pillow"),
-    ]
-    key = hashlib.sha256("\0".join([*drawer, page_title(page), config["site_name"]]).encode()).hexdigest()
+    )
+
+
+def write_card(page, config) -> None:
+    """Write the card of ``page`` into the site, drawing it only if no earlier build has."""
+    key = hashlib.sha256("\0".join([*_drawer(), page_title(page), config["site_name"]]).encode()).hexdigest()
     cached = CARD_CACHE / f"{key}.png"
     if not cached.is_file():
         CARD_CACHE.mkdir(parents=True, exist_ok=True)

@@ -41,7 +41,9 @@ A new marker is one more branch of :func:`expand_marker`, calling the module of 
 
 from __future__ import annotations
 
+import pathlib
 import re
+import sys
 
 import numpy as np
 from mkdocs.exceptions import PluginError
@@ -49,14 +51,47 @@ from mkdocs.exceptions import PluginError
 import posenc
 
 from . import citations, derivation_pages, figures, panels, peer_tests
+from .kept import Kept
 
 # A backslash before the braces escapes a marker (see the module docstring).
 MARKER = re.compile(r"(?<!\\)\{\{\s*(?P<kind>[a-z]+)(?:\s+(?P<spec>[^:}]*?))?\s*(?::\s*(?P<arg>.*?))?\s*\}\}")
 UNESCAPED_OPENING = re.compile(r"(?<!\\)\{\{")
 
 
+# The library's sources, read at call time so a test can point it at a copy.
+LIBRARY = pathlib.Path(posenc.__file__).parent
+
+
+def _calculator() -> list[str]:
+    """What a ``calc`` value depends on besides its expression and format: the library's code,
+    NumPy and Python (an expression sees ``posenc`` and ``np`` only)."""
+    sources = sorted(LIBRARY.rglob("*.py"))
+    return [
+        np.__version__,
+        sys.version,
+        *(f"{source.relative_to(LIBRARY)}\0{source.read_text(encoding='utf-8')}" for source in sources),
+    ]
+
+
+# A calc value takes up to a second to compute (a RoPE base bound scans thousands of bases), and
+# a page edit leaves nearly all of them as they were.
+CALCS = Kept("calc", _calculator)
+
+
 def calc(expression: str, spec: str | None, marker: str) -> str:
-    """``expression``'s value formatted with ``spec``; errors name the ``marker`` they come from."""
+    """``expression``'s value formatted with ``spec``; errors name the ``marker`` they come from.
+
+    A value computed by an earlier build from the same library is served again (``CALCS``)."""
+    key = f"{spec or ''}\0{expression}"
+    kept = CALCS.get(key)
+    if isinstance(kept, str):
+        return kept
+    text = _calculated(expression, spec, marker)
+    CALCS.put(key, text)
+    return text
+
+
+def _calculated(expression: str, spec: str | None, marker: str) -> str:
     try:
         # Page text is trusted source, like the figure scripts; NumPy needs the real builtins.
         value = eval(expression, {"posenc": posenc, "np": np})

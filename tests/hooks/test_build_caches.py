@@ -12,7 +12,7 @@ import subprocess
 import types
 
 import pytest
-from site_build import first_paint, katex, last_change, notebooks, paths
+from site_build import first_paint, highlighting, katex, kept, last_change, markers, notebooks, paths, search_entries
 from support.first_paint_reference import reference_mark
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -77,13 +77,13 @@ def test_a_new_katex_or_new_options_never_read_the_old_html(cache, tmp_path, mon
     wrong = '<span class="katex-html">wrong</span>'
     _planted(renderer, {"Ix": wrong})
     assert renderer.render("x", False, "test") == wrong
-    before = katex.renderer_key()
+    before = kept.digest(katex.renderer_parts())
     edited = {"package": katex_copy / "package.json", "script": katex_copy / main, "server": server}[changed]
     text = edited.read_text(encoding="utf-8")
     edited.write_text(
         text.replace('"version": "', '"version": "9') if changed == "package" else text + "\n// changed\n"
     )
-    assert katex.renderer_key() != before
+    assert kept.digest(katex.renderer_parts()) != before
     if changed != "server":
         fresh = katex.KaTeX()
         assert fresh.render("x", False, "test") != wrong
@@ -244,6 +244,113 @@ def test_commit_dates_are_kept_per_commit_and_read_again_after_a_new_one(repo):
     assert [file.name for file in (paths.CACHE / last_change.DATES_CACHE).iterdir()] == [
         _git(repo, "rev-parse", "HEAD").strip() + ".json"
     ]
+
+
+# --- the stores of kept.py: highlighted code, search entries, calc values -------------------
+
+
+def test_a_store_keeps_only_what_the_last_build_used_and_reads_its_maker_again(cache):
+    made_by = ["one"]
+    store = kept.Kept("test", lambda: made_by)
+    store.put("a", "A")
+    store.save()
+    assert json.loads(store.file().read_text(encoding="utf-8")) == {"a": "A"}
+    store.forget_build()
+    store.put("b", "B")
+    store.save()  # "a" was not used by this build, so it goes
+    assert json.loads(store.file().read_text(encoding="utf-8")) == {"b": "B"}
+    first = store.file()
+    made_by[0] = "two"  # a new maker (another version, edited code): another file, nothing read from the old
+    store.forget_build()
+    assert store.file() != first and store.get("b") is None
+
+
+def _highlighted(code: str, language: str = "python", **options) -> str:
+    from pymdownx.highlight import Highlight
+
+    return Highlight(None, **options).highlight(code, language)
+
+
+def test_highlighted_code_is_kept_per_code_language_and_options(cache, monkeypatch):
+    highlighting.install()
+    highlighting.HIGHLIGHTS.forget_build()
+    right = _highlighted("x = 1")
+    assert "x" in right
+    highlighting.HIGHLIGHTS.save()
+    (key,) = highlighting.HIGHLIGHTS.used
+    highlighting.HIGHLIGHTS.file().write_text(json.dumps({key: "wrong"}), encoding="utf-8")
+    highlighting.HIGHLIGHTS.forget_build()
+    assert _highlighted("x = 1") == "wrong"  # read back: the cache is used
+    # Each input makes its own key: the code, the language, a formatter option, a lexer option.
+    assert _highlighted("x = 2") != "wrong" and "2" in _highlighted("x = 2")
+    assert _highlighted("x = 1", "javascript") != "wrong"
+    assert _highlighted("x = 1", linenums=True) != "wrong"
+    assert _highlighted("x = 1\n", stripnl=False) != "wrong"
+    # pymdownx's block formatter rewrites its 'pymdownx-inline' option to 'inline' in place; the key
+    # still tells the two apart, as their HTML differs.
+    inline = _highlighted("x = 1\ny = 2", linenums=True, linenums_style="inline")
+    highlighting.HIGHLIGHTS.save()
+    highlighting.HIGHLIGHTS.forget_build()
+    assert _highlighted("x = 1\ny = 2", linenums=True, linenums_style="inline") == inline  # served
+    pymdownx_inline = _highlighted("x = 1\ny = 2", linenums=True, linenums_style="pymdownx-inline")
+    assert pymdownx_inline != inline and "data-linenos" in pymdownx_inline
+
+
+def _search_page(content: str, url: str = "page/", title: str = "Page", toc=()):
+    return types.SimpleNamespace(content=content, url=url, title=title, meta={}, toc=list(toc))
+
+
+def _indexed(page) -> list[dict]:
+    from material.plugins.search.plugin import SearchIndex
+
+    index = SearchIndex(lang=["en"], separator="[\\s]+", pipeline=[], fields={})
+    index.add_entry_from_context(page)
+    return index.entries
+
+
+def test_search_entries_are_kept_per_page_html_address_title_and_contents(cache):
+    search_entries.install()
+    search_entries.ENTRIES.forget_build()
+    html_text = '<h1 id="t">Title</h1><p>Some text</p><h2 id="s">Part</h2><p>More</p>'
+    right = _indexed(_search_page(html_text))
+    assert [entry["title"] for entry in right] == ["Title", "Part"]
+    # Material's own order of an entry's fields is kept through the store (the index's bytes show it).
+    assert list(right[0]) == ["location", "title", "text"]
+    search_entries.ENTRIES.save()
+    (key,) = search_entries.ENTRIES.used
+    wrong = [[["location", "x"], ["title", "wrong"], ["text", ""]]]
+    search_entries.ENTRIES.file().write_text(json.dumps({key: wrong}), encoding="utf-8")
+    search_entries.ENTRIES.forget_build()
+    assert _indexed(_search_page(html_text)) == [{"location": "x", "title": "wrong", "text": ""}]
+    assert list(_indexed(_search_page(html_text))[0]) == ["location", "title", "text"]
+    for changed in (
+        _search_page(html_text.replace("Some", "Other")),
+        _search_page(html_text, url="elsewhere/"),
+        _search_page(html_text.replace('<h1 id="t">Title</h1>', ""), title="Another"),
+        _search_page(html_text, toc=[types.SimpleNamespace(id="s", url="#moved", children=[])]),
+    ):
+        assert _indexed(changed) != [{"location": "x", "title": "wrong", "text": ""}]
+
+
+def test_calc_values_are_kept_per_expression_format_and_library(cache, tmp_path, monkeypatch):
+    markers.CALCS.forget_build()
+    assert markers.calc("posenc.alibi_slopes(4)[0]", ".3f", "m") == "0.250"
+    markers.CALCS.save()
+    markers.CALCS.file().write_text(json.dumps({".3f\0posenc.alibi_slopes(4)[0]": "wrong"}), encoding="utf-8")
+    markers.CALCS.forget_build()
+    assert markers.calc("posenc.alibi_slopes(4)[0]", ".3f", "m") == "wrong"
+    assert markers.calc("posenc.alibi_slopes(4)[0]", ".2f", "m") == "0.25"
+    assert markers.calc("posenc.alibi_slopes(4)[1]", ".3f", "m") == "0.062"
+    # An edit anywhere in the library's code makes every value be computed again.
+    library = tmp_path / "posenc"
+    shutil.copytree(markers.LIBRARY, library, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(markers, "LIBRARY", library)
+    markers.CALCS.forget_build()
+    assert markers.calc("posenc.alibi_slopes(4)[0]", ".3f", "m") == "wrong"  # the same code: the same values
+    with (library / "encodings.py").open("a", encoding="utf-8") as source:
+        source.write("\n# an edit\n")
+    markers.CALCS.forget_build()
+    assert markers.calc("posenc.alibi_slopes(4)[0]", ".3f", "m") == "0.250"
 
 
 # --- the first-paint scan ------------------------------------------------------------------

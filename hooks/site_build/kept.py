@@ -1,0 +1,90 @@
+"""Results one build keeps for the next, each under a key of everything it was made from.
+
+A :class:`Kept` store is one JSON file in ``paths.CACHE/<folder>/``, named for a digest of what
+every entry depends on besides its own inputs (the versions and the code that make it); each
+entry is named for a digest of its own inputs. A change to either makes a new name, so a stale
+entry is never read: it is only left unused, and :meth:`Kept.save` writes back only the entries
+the build that just succeeded used.
+
+The stores here hold what profiling showed to cost most in a one-page edit after KaTeX (which
+keeps its own formulas the same way, in ``katex``): Pygments' highlighting of every code block,
+the search plugin's index entries of every page, and the values of the pages' ``calc`` markers.
+Each is a pure function of its key; ``tests/hooks/test_build_caches.py`` plants a wrong entry
+under each key, sees it served, then changes each input and sees the right result, and
+``tests/builds/test_cached_builds.py`` holds a build from the caches to the bytes of one without.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import tempfile
+from collections.abc import Callable, Iterable
+
+from . import paths
+
+
+def digest(parts: Iterable[str | bytes]) -> str:
+    """One SHA-256 over ``parts``, each hashed on its own first so no two lists collide."""
+    total = hashlib.sha256()
+    for part in parts:
+        total.update(hashlib.sha256(part.encode() if isinstance(part, str) else part).digest())
+    return total.hexdigest()
+
+
+class Kept:
+    """Entries ``{key: JSON value}`` kept in ``paths.CACHE/folder/<maker digest>.json``.
+
+    ``maker`` returns what every entry depends on besides its own key (read once per build)."""
+
+    def __init__(self, folder: str, maker: Callable[[], Iterable[str | bytes]]) -> None:
+        self.folder = folder
+        self.maker = maker
+        self._maker_digest: str | None = None
+        self.stored: dict[str, object] | None = None  # read from disk on first use
+        self.used: dict[str, object] = {}
+
+    def file(self) -> pathlib.Path:
+        if self._maker_digest is None:
+            self._maker_digest = digest(self.maker())
+        return paths.CACHE / self.folder / f"{self._maker_digest}.json"
+
+    def _stored(self) -> dict[str, object]:
+        if self.stored is None:
+            try:
+                self.stored = json.loads(self.file().read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                self.stored = {}
+            if not isinstance(self.stored, dict):
+                self.stored = {}
+        return self.stored
+
+    def get(self, key: str) -> object | None:
+        """The value kept under ``key`` (marked used by this build), or None."""
+        value = self._stored().get(key)
+        if value is not None:
+            self.used[key] = value
+        return value
+
+    def put(self, key: str, value: object) -> None:
+        self.used[key] = value
+
+    def save(self) -> None:
+        """Keep what this build used (only that: an entry no page needs any more goes)."""
+        if self.used == self._stored():
+            return
+        target = self.file()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=target.parent, suffix=".tmp", delete=False, encoding="utf-8") as part:
+            json.dump(self.used, part, ensure_ascii=False, sort_keys=True)
+        os.replace(part.name, target)  # atomic: a build running beside this one never reads half a file
+        self.stored = dict(self.used)
+
+    def forget_build(self) -> None:
+        """Start a build's record afresh (``mkdocs serve`` builds again in the same process), and
+        read the maker again: an edit to what makes the entries takes effect on the next build."""
+        self.used = {}
+        self.stored = None
+        self._maker_digest = None

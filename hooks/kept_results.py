@@ -1,15 +1,17 @@
 """MkDocs hook: what is kept from one build for the next besides KaTeX's math (``site_build.kept``):
-highlighted code, the search index's entries and the ``calc`` markers' values."""
+highlighted code, the API page's formatted signatures, the search index's entries and the
+``calc`` markers' values."""
 
 from __future__ import annotations
 
-from site_build import highlighting, markers, search_entries
+from site_build import highlighting, markers, search_entries, signatures
 
-STORES = (highlighting.HIGHLIGHTS, search_entries.ENTRIES, markers.CALCS)
+STORES = (highlighting.HIGHLIGHTS, signatures.SIGNATURES, search_entries.ENTRIES, markers.CALCS)
 
 
 def on_config(config):
     highlighting.install()
+    signatures.install()
     search_entries.install()
     return config
 

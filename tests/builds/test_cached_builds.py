@@ -53,13 +53,15 @@ def cold_and_warm(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path, pathlib
 def test_a_build_from_its_caches_is_the_build_without_them(cold_and_warm):
     cold, warm, cache = cold_and_warm
     # Every cache was written and then read (the KaTeX HTML, the cut fonts and stylesheet, the
-    # executed notebook, the commit dates, the highlighted code, the search entries, the calc values).
+    # executed notebook, the commit dates, the highlighted code, the formatted signatures, the
+    # search entries, the calc values).
     assert {folder.name for folder in cache.iterdir()} >= {
         "katex",
         "fonts",
         "stylesheets",
         "notebooks",
         "highlight",
+        "signatures",
         "search",
         "calc",
     }

@@ -12,7 +12,18 @@ import subprocess
 import types
 
 import pytest
-from site_build import first_paint, highlighting, katex, kept, last_change, markers, notebooks, paths, search_entries
+from site_build import (
+    first_paint,
+    highlighting,
+    katex,
+    kept,
+    last_change,
+    markers,
+    notebooks,
+    paths,
+    search_entries,
+    signatures,
+)
 from support.first_paint_reference import reference_mark
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -294,6 +305,32 @@ def test_highlighted_code_is_kept_per_code_language_and_options(cache, monkeypat
     assert _highlighted("x = 1\ny = 2", linenums=True, linenums_style="inline") == inline  # served
     pymdownx_inline = _highlighted("x = 1\ny = 2", linenums=True, linenums_style="pymdownx-inline")
     assert pymdownx_inline != inline and "data-linenos" in pymdownx_inline
+
+
+def test_formatted_signatures_are_kept_per_code_length_and_formatter_settings(cache, tmp_path, monkeypatch):
+    from mkdocstrings_handlers.python._internal import rendering
+
+    signatures.install()
+    signatures.SIGNATURES.forget_build()
+    signature = "(positions: ArrayLike, width: int, *, base: float = 10000.0, layout: str = 'interleaved')"
+    right = rendering._format_signature("posenc.sinusoidal", signature, 60)
+    assert right.count("\n") > 1  # laid out over several lines by the formatter
+    signatures.SIGNATURES.save()
+    (key,) = signatures.SIGNATURES.used
+    signatures.SIGNATURES.file().write_text(json.dumps({key: "def xxxxxxxxxxxxxxxxx(wrong): pass"}), encoding="utf-8")
+    signatures.SIGNATURES.forget_build()
+    assert "wrong" in rendering._format_signature("posenc.sinusoidal", signature, 60)
+    assert "wrong" not in rendering._format_signature("posenc.sinusoidal", signature, 70)  # another length
+    assert "wrong" not in rendering._format_signature("posenc.sinusoidal", signature.replace("base", "b"), 60)
+    # The formatter's settings live in pyproject.toml: an edit there formats everything again.
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "pyproject.toml").write_text(
+        (paths.ROOT / "pyproject.toml").read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(paths, "ROOT", root)
+    signatures.SIGNATURES.forget_build()
+    assert rendering._format_signature("posenc.sinusoidal", signature, 60) == right
 
 
 def _search_page(content: str, url: str = "page/", title: str = "Page", toc=()):

@@ -16,7 +16,6 @@ def on_config(config):
 
 def on_pre_build(config):
     BUILD.forget_math()
-    katex.KATEX.forget_build()
 
 
 def on_post_page(output, page, config):
@@ -32,7 +31,6 @@ def on_post_template(output, template_name, config):
 
 def on_post_build(config):
     katex.KATEX.close()
-    katex.KATEX.save()
     katex.ship_katex(config["site_dir"])
 
 

@@ -35,12 +35,29 @@ def digest(parts: Iterable[str | bytes]) -> str:
     return total.hexdigest()
 
 
+# Every store made, so one hook starts and saves them all (``forget_builds``, ``save_all``).
+STORES: list[Kept] = []
+
+
+def forget_builds() -> None:
+    for store in STORES:
+        store.forget_build()
+
+
+def save_all() -> None:
+    """Save every store: called after a build that succeeded, so a failed one keeps what the last
+    good one used."""
+    for store in STORES:
+        store.save()
+
+
 class Kept:
     """Entries ``{key: JSON value}`` kept in ``paths.CACHE/folder/<maker digest>.json``.
 
     ``maker`` returns what every entry depends on besides its own key (read once per build)."""
 
     def __init__(self, folder: str, maker: Callable[[], Iterable[str | bytes]]) -> None:
+        STORES.append(self)
         self.folder = folder
         self.maker = maker
         self._maker_digest: str | None = None

@@ -9,7 +9,8 @@ Which fixture a new browser test should use (a page load costs far more than a c
   also read in a phone's width, as ``visits[path].phone_reads[name]``. Already recorded on each
   visit: status, transfers with bodies, failed requests, console errors, layout shifts, images,
   KaTeX errors, raw TeX, title, colour scheme and axe-core's violations (every default rule in
-  the light scheme, the colour rules in the dark one: see ``site_visits`` below).
+  the light scheme, the colour rules in the dark one: see ``site_visits`` below; and the colour
+  rules in a phone's width, as ``phone_axe``).
 * One page, interacted with: ``context`` (a fresh context in the ``scheme`` under test) or
   ``new_context(browser, scheme, **options)`` (viewport, no JavaScript, touch); open it with
   ``open_page_with_errors`` (both from ``support.browser``). Never launch a browser of your own:

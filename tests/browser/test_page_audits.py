@@ -72,7 +72,10 @@ def test_axe_finds_no_violations_on_any_page(visits, scheme, axe_script):
     """axe-core's default rules (WCAG 2 A/AA and best practices) on every page and on the 404
     page, collapsed blocks opened so their content is checked too: all of them in the light
     scheme, and in the dark one those that judge colours (text contrast, links told apart by
-    colour), since only colours differ between the schemes (conftest's ``site_visits``)."""
+    colour), since only colours differ between the schemes (conftest's ``site_visits``). The
+    colour rules run in a phone's width as well, on the page as loaded, skipped blocks not drawn,
+    as Lighthouse's mobile audit runs them (site_visits._phone_axe): what lies behind a text
+    there depends on the phone's layout."""
     problems: list[str] = []
     for path, visit in visits.items():
         expected = 404 if path == MISSING_PAGE else 200
@@ -84,6 +87,10 @@ def test_axe_finds_no_violations_on_any_page(visits, scheme, axe_script):
         if scheme == "light" and not ran - COLOUR_RULES:
             problems.append(f"{scheme} {path}: axe ran only the colour rules {sorted(ran)}")
         problems += _axe_lines(f"{scheme} {path}", visit.axe)
+        if visit.phone_axe is None:
+            problems.append(f"{scheme} {path}: axe did not run in the phone's width")
+        else:
+            problems += _axe_lines(f"{scheme} {path} (phone, as loaded)", visit.phone_axe)
     assert not problems, f"{len(problems)} axe violation(s):\n" + "\n".join(problems)
 
 

@@ -15,6 +15,8 @@ page states and these tests hold, read from the Markdown alone:
    means it to say.
 5. The scheme and context tables list the same models in the same order, the RoPE table the
    rotating ones among them, and no cell is empty.
+6. The number of models the page states in words (its description and its opening) is the number
+   of rows.
 """
 
 from __future__ import annotations
@@ -148,3 +150,24 @@ def test_every_calc_marker_of_the_tables_evaluates(tables):
                     assert markers.calc(marker["arg"], marker["spec"], marker[0]).strip()
                     count += 1
     assert count > len(SCHEDULES), "the rotated width of GPT-NeoX-20B is computed too"
+
+
+UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split()
+UNITS += "sixteen seventeen eighteen nineteen".split()
+TENS = {"twenty": 20, "thirty": 30, "forty": 40}
+STATED_COUNT = re.compile(r"\b([a-z]+(?:-[a-z]+)?) (?:widely used )?open models\b")
+
+
+def number_in_words(word: str) -> int:
+    tens, _, unit = word.partition("-")
+    if tens in TENS:
+        return TENS[tens] + (UNITS.index(unit) if unit else 0)
+    return UNITS.index(word)
+
+
+def test_the_stated_number_of_models_is_the_number_of_rows(page, tables):
+    stated = STATED_COUNT.findall(page)
+    assert len(stated) >= 2, "the description and the opening each say how many models the atlas holds"
+    rows = len(tables[0][1])
+    for word in stated:
+        assert number_in_words(word) == rows, f"the page says {word} open models; its tables have {rows} rows"

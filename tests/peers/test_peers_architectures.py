@@ -1,6 +1,6 @@
 """Today's architectures: transformers' per-layer schedules (Gemma 3, Llama 4, SmolLM3, Cohere2, EXAONE 4),
-its "proportional" RoPE, GLM's partial pairing, DeepSeek-V3's latent attention with its YaRN scales, and the
-query temperatures of Llama 4 and Ministral 3, against ``posenc.architectures``."""
+its "proportional" RoPE, GLM's partial pairing, DeepSeek-V3's latent attention with its YaRN scales (also at Kimi
+K2's position settings), and the query temperatures of Llama 4 and Ministral 3, against ``posenc.architectures``."""
 
 from __future__ import annotations
 
@@ -322,3 +322,77 @@ def test_deepseek_v3_attention_logits_are_mla_scores(monkeypatch, interleave, ro
     )
     # The RoPE term's cos and sin are float32 (phases up to 10 radians): a few float32 roundings of the logits.
     np.testing.assert_allclose(logits, ours, atol=1e-5 * np.abs(ours).max())
+
+
+# Kimi K2's position settings, from the configuration released with Kimi-K2-Instruct: a larger base
+# than DeepSeek-V3's and YaRN at factor 32 over 4,096 positions, with both ramp bounds at 1.
+KIMI_K2_ROPE = {
+    "rope_type": "yarn",
+    "rope_theta": 50000.0,
+    "factor": 32.0,
+    "original_max_position_embeddings": 4096,
+    "beta_fast": 1.0,
+    "beta_slow": 1.0,
+    "mscale": 1.0,
+    "mscale_all_dim": 1.0,
+}
+
+
+class CacheRecorder:
+    """Stands in for a transformers cache: keeps the shapes of what a layer hands it and returns it unchanged."""
+
+    def __init__(self) -> None:
+        self.shapes: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+
+    def update(self, first, second, layer_idx, **kwargs):
+        self.shapes.append((tuple(first.shape), tuple(second.shape)))
+        return first, second
+
+
+def test_kimi_k2_latent_cache_and_yarn_scales():
+    """A tiny ``DeepseekV3Config`` with Kimi K2's position settings (base 50,000, YaRN factor 32 over 4,096
+    positions, ``kv_lora_rank`` 512, ``qk_rope_head_dim`` 64 beside 128 channels without position): what
+    ``DeepseekV3Attention`` hands its cache per token and layer is ``posenc.mla_cache_values``, whatever the number
+    of heads; its softmax scale is ``posenc.mla_softmax_scale`` (``mscale ** 2`` at factor 32); its rotary
+    embedding's inverse frequencies and attention factor are ``posenc.yarn_frequencies``' with the two ramp bounds
+    equal."""
+    rank, rope_dim, nope, n = 512, 64, 128, 5
+    yarn = {k: v for k, v in KIMI_K2_ROPE.items() if k not in ("rope_type", "rope_theta")}
+    inv_freq, attention_factor = posenc.yarn_frequencies(rope_dim, base=KIMI_K2_ROPE["rope_theta"], **yarn)
+    per_token = []
+    for heads in (1, 3):
+        config = small(
+            DeepseekV3Config,
+            num_hidden_layers=1,
+            num_attention_heads=heads,
+            num_key_value_heads=heads,
+            q_lora_rank=None,
+            kv_lora_rank=rank,
+            qk_rope_head_dim=rope_dim,
+            qk_nope_head_dim=nope,
+            v_head_dim=8,
+            max_position_embeddings=131072,
+            rope_parameters=dict(KIMI_K2_ROPE),
+        )
+        config._attn_implementation = "eager"
+        torch.manual_seed(3)
+        attention = modeling_deepseek_v3.DeepseekV3Attention(config, 0).double()
+        rotary = modeling_deepseek_v3.DeepseekV3RotaryEmbedding(config)
+        hidden = torch.randn(1, n, 32, dtype=torch.float64)
+        cache = CacheRecorder()
+        with torch.no_grad():
+            cos, sin = rotary(hidden, torch.arange(n)[None])
+            attention(hidden, (cos, sin), None, cache=cache)
+        [(latent, rotary_key)] = cache.shapes
+        assert latent[-2] == rotary_key[-2] == n
+        per_token.append((np.prod(latent) + np.prod(rotary_key)) // n)
+
+        assert attention.scaling == pytest.approx(
+            posenc.mla_softmax_scale(nope + rope_dim, factor=32.0, mscale_all_dim=1.0), rel=1e-15
+        )
+        assert rotary.attention_scaling == pytest.approx(attention_factor, rel=1e-15)
+        np.testing.assert_allclose(
+            rotary.inv_freq.double().numpy(), inv_freq, rtol=inv_freq_rtol(KIMI_K2_ROPE["rope_theta"]), atol=0
+        )
+    assert per_token == [posenc.mla_cache_values(rank, rope_dim)] * 2
+    assert attention_factor == posenc.yarn_attention_factor(32.0, mscale=1.0, mscale_all_dim=1.0)

@@ -2,9 +2,10 @@
 
 Loading a page (and waiting for the network to fall idle) is most of what a page-wide check
 costs, so each page is loaded once per scheme and everything is read from that load: the
-responses and their bodies, failed requests and errors, layout shifts, the images, the math and
-an axe-core report. The tests then assert on these observations, each on its own kind of defect.
-A few pages are kept loading at once, so one page's idle wait overlaps another's checks.
+responses and their bodies, failed requests and errors, layout shifts, the images, the math, an
+axe-core report and a run of axe's colour rules in a phone's width. The tests then assert on
+these observations, each on its own kind of defect. A few pages are kept loading at once, so one
+page's idle wait overlaps another's checks.
 
 A test module that needs something more from every page registers a script with
 ``read_on_every_page(name, script)`` when it is imported (collection imports every module before
@@ -185,6 +186,8 @@ class PageVisit:
     # default set, or only those judging colours); None when axe-core is not installed.
     axe: list[dict] | None = None
     axe_rules: list[str] | None = None
+    # axe-core's colour rules in a phone's width on the page as loaded (_phone_axe); None without axe.
+    phone_axe: list[dict] | None = None
     # The results of the scripts registered with read_on_every_page, by name, in the desktop
     # window and (those registered with phone=True) in the phone's.
     reads: dict[str, object] = field(default_factory=dict)
@@ -297,6 +300,26 @@ def _layout_shifts_of_a_fresh_load(context, url: str) -> list[dict]:
     return shifts
 
 
+def _phone_axe(page) -> list[dict]:
+    """axe-core's colour rules on the page narrowed to a phone's width, before anything on it is
+    drawn or opened, then the desktop window again.
+
+    Lighthouse's mobile audit runs axe on the page as it loads at 390 px: the blocks posenc.css
+    lets the browser skip are still at their stand-in heights, and a script asking a skipped block
+    for its text's boxes gets them laid out past that height, over whatever follows (the footer, at
+    the end of a page). On a phone the stacked tables made those boxes thousands of pixels long,
+    which the desktop window, its blocks drawn first, never showed. A block drawn in the desktop
+    window keeps its desktop height as its stand-in, so this is the phone's load approximated
+    without a second load of the page.
+    """
+    page.set_viewport_size(PHONE)
+    page.evaluate(AFTER_DRAWING)  # the page's resize handlers, and colours easing into the phone's layout
+    violations = page.evaluate(AXE_RUN, True)["violations"]
+    page.set_viewport_size(DESKTOP)
+    page.evaluate(NEXT_FRAME)
+    return violations
+
+
 def _read(
     load: _Load, next_load: _Load | None, context, url: str, axe: pathlib.Path | None, axe_colours_only: bool
 ) -> PageVisit:
@@ -316,6 +339,8 @@ def _read(
     visit.title = page.title()
     visit.color_scheme = page.get_attribute("body", "data-md-color-scheme")
     visit.failures, visit.errors = list(load.failures), list(load.errors)  # what the load itself did
+    if axe is not None:
+        visit.phone_axe = _phone_axe(page)
     draw_skipped_blocks(page)  # the reads and axe see every block as the reader sees it when there
     visit.reads = {name: page.evaluate(script) for name, script in EXTRA_READS.items()}
     if axe is not None:

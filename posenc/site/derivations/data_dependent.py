@@ -177,12 +177,12 @@ def check_stick_breaking_remainder(rng: np.random.Generator) -> None:
     "path-reflections",
     title="PaTH's transforms: the identity at beta = 0, a reflection at beta = 2, never lengthening between",
     statement=(
-        r"s_{ij} = q_i^\top H_i H_{i-1} \cdots H_{j+1}\, k_j, \quad H_t = I - \beta_t w_t w_t^\top, \ \ "
-        r"\lVert w_t \rVert = 1"
+        r"s_{ij} = q_i^\top H_i H_{i-1} \cdots H_{j+1}\, k_j,"
+        r" \qquad\allowbreak H_t = I - \beta_t w_t w_t^\top, \ \lVert w_t \rVert = 1"
         r" \qquad\allowbreak H_t^\top H_t = I - \beta_t (2 - \beta_t)\, w_t w_t^\top"
-        r" \qquad\allowbreak \beta_t = 0 \Rightarrow s_{ij} = q_i^\top k_j, \quad"
-        r" \beta_t = 2 \Rightarrow H_t^\top H_t = I, \quad"
-        r" \beta_t \in [0, 2] \Rightarrow \lVert H_t x \rVert \le \lVert x \rVert"
+        r" \qquad\allowbreak \beta_t = 0 \Rightarrow s_{ij} = q_i^\top k_j,"
+        r" \qquad\allowbreak \beta_t = 2 \Rightarrow H_t^\top H_t = I,"
+        r" \qquad\allowbreak \beta_t \in [0, 2] \Rightarrow \lVert H_t x \rVert \le \lVert x \rVert"
     ),
     summary=r"PaTH scores query $i$ on key $j \le i$ through the product of one Householder-like transform per "
     r"token after the key, up to the query. With every $\beta_t = 0$ each transform is the identity and the score "

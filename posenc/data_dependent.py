@@ -134,8 +134,9 @@ def forgetting_attention(scores: ArrayLike, forget_gates: ArrayLike, *, log: boo
     with np.errstate(over="ignore"):
         # A spread beyond float64 makes -inf here: that key's weight is 0, as for the true difference.
         shifted = total - top
-    weights = np.exp(shifted)
-    return weights / np.sum(weights, axis=-1, keepdims=True)
+    weights: NDArray[np.float64] = np.exp(shifted)
+    normalised: NDArray[np.float64] = weights / np.sum(weights, axis=-1, keepdims=True)
+    return normalised
 
 
 # ---------------------------------------------------------------------------------------
@@ -174,7 +175,8 @@ def stick_breaking_weights(logits: ArrayLike, *, attend_current: bool = False) -
     with np.errstate(over="ignore"):  # a sum below -1.8e308 is -inf: the stick is gone, weight 0
         reverse = np.cumsum(log_keep[..., ::-1], axis=-1)[..., ::-1]
     after = np.concatenate([reverse[..., 1:], np.zeros_like(reverse[..., :1])], axis=-1)
-    return np.exp(log_beta + after)
+    weights: NDArray[np.float64] = np.exp(log_beta + after)
+    return weights
 
 
 def stick_breaking_remainder(logits: ArrayLike, *, attend_current: bool = False) -> NDArray[np.float64]:
@@ -189,7 +191,8 @@ def stick_breaking_remainder(logits: ArrayLike, *, attend_current: bool = False)
     """
     _, log_keep = _stick_logs(logits, attend_current)
     with np.errstate(over="ignore"):
-        return np.exp(np.sum(log_keep, axis=-1))
+        remainder: NDArray[np.float64] = np.exp(np.sum(log_keep, axis=-1))
+    return remainder
 
 
 # ---------------------------------------------------------------------------------------

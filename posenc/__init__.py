@@ -10,8 +10,10 @@ patch grids (sin-cos tables, axial and mixed 2-D RoPE, resampled tables) in :mod
 the multimodal RoPE of Qwen2-VL, Qwen2.5-VL and Qwen3-VL (axis of each pair, rotation,
 three-axis position ids) in :mod:`posenc.mrope`, and how today's language models place position
 (per-layer RoPE/NoPE schedules, partial and proportional RoPE, multi-head latent attention, the
-base a context length needs, query temperature laws) in :mod:`posenc.architectures`; all are
-re-exported here. The SymPy
+base a context length needs, query temperature laws) in :mod:`posenc.architectures`, and the
+position mechanisms computed from the data (the Forgetting Transformer's forget-gate bias,
+stick-breaking attention, PaTH's accumulated Householder reflections) in
+:mod:`posenc.data_dependent`; all are re-exported here. The SymPy
 derivation registry is :mod:`posenc.site.derivations` (run it with ``python -m posenc.site.verify``)
 and the figure helper is :mod:`posenc.site.plotting`; neither is imported by ``import posenc``,
 so using the encodings costs no SymPy or Matplotlib import.
@@ -102,6 +104,13 @@ from .architectures import (
     rope_base_lower_bound,
     smollm3_layers,
 )
+from .data_dependent import (
+    forgetting_attention,
+    forgetting_bias,
+    path_scores,
+    stick_breaking_remainder,
+    stick_breaking_weights,
+)
 
 __version__ = "0.1.0"
 
@@ -130,6 +139,8 @@ __all__ = [
     "fairseq_embedding",
     "fairseq_position_ids",
     "fire_bias",
+    "forgetting_attention",
+    "forgetting_bias",
     "frequencies",
     "gemma3_layers",
     "kernel",
@@ -151,6 +162,7 @@ __all__ = [
     "pair_index_at_turns",
     "partial_rope_frequencies",
     "partial_rotary_dim",
+    "path_scores",
     "proportional_rope_frequencies",
     "rerotate_keys",
     "resample_patch_table",
@@ -170,6 +182,8 @@ __all__ = [
     "sinusoidal_embedding",
     "smollm3_layers",
     "squared_distance",
+    "stick_breaking_remainder",
+    "stick_breaking_weights",
     "streaming_cache",
     "t5_bias",
     "t5_relative_position_bucket",

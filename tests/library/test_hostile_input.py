@@ -458,6 +458,24 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         posenc.llama4_beta_query_scale,
         dict(position_ids=[0, 16384, 40000], beta=0.1, original_max_position_embeddings=16384),
     ),
+    ("forgetting_bias", posenc.forgetting_bias, dict(forget_gates=[[0.9, 0.5, 1.0], [0.2, 0.7, 0.99]], log=False)),
+    (
+        "forgetting_attention",
+        posenc.forgetting_attention,
+        dict(scores=_normal(2, 3, 3), forget_gates=[[-0.1, -0.7, 0.0], [-1.6, -0.4, -0.01]], log=True),
+    ),
+    ("stick_breaking_weights", posenc.stick_breaking_weights, dict(logits=_normal(2, 3, 3), attend_current=False)),
+    ("stick_breaking_remainder", posenc.stick_breaking_remainder, dict(logits=_normal(3, 3), attend_current=True)),
+    (
+        "path_scores",
+        posenc.path_scores,
+        dict(
+            queries=_normal(2, 3, 4),
+            keys=_normal(2, 3, 4),
+            directions=_normal(2, 3, 4),
+            betas=[[0.5, 2.0, 0.0], [1.2, 1.9, 0.1]],
+        ),
+    ),
 ]
 
 LABELS = [label for label, _, _ in CALLS]
@@ -749,7 +767,7 @@ def _numbers(result: Any) -> Any:
 
 def _all_finite(label: str, result: Any) -> bool:
     """Whether every value is finite, except alibi_bias's -inf above the diagonal (its causal mask)."""
-    if label == "alibi_bias":
+    if label in ("alibi_bias", "forgetting_bias", "path_scores"):
         above = np.triu(np.ones(result.shape[-2:], dtype=bool), 1)
         return bool(np.all(result[..., above] == -np.inf) and np.all(np.isfinite(result[..., ~above])))
     result = _numbers(result)
@@ -776,6 +794,13 @@ def _invariants(label: str, kwargs: dict[str, Any], result: Any) -> None:
         assert sorted(result.tolist()) == list(range(result.size))
     elif label == "mrope_axes":
         assert np.bincount(result, minlength=3).tolist() == np.asarray(kwargs["sections"]).tolist()
+    elif label == "forgetting_attention":
+        np.testing.assert_allclose(np.sum(result, axis=-1), 1.0, rtol=1e-12)
+        assert np.all(result[..., np.triu(np.ones(result.shape[-2:], dtype=bool), 1)] == 0)
+    elif label in ("stick_breaking_weights", "stick_breaking_remainder"):
+        assert np.all(result >= 0) and np.all(result <= 1)
+        if label == "stick_breaking_weights":
+            assert np.all(np.sum(result, axis=-1) <= 1 + 1e-12)
     elif label == "mrope_position_ids":
         assert result.shape[0] == 3 and np.all(result >= 0) and np.all(result < 2**53)
 

@@ -1,5 +1,5 @@
 """posenc against the real libraries (torch CPU, Hugging Face transformers, timm's layers, torchscale's
-xPos, x-transformers).
+xPos, x-transformers, fla-core's reference attention).
 
 Run by `make test-peers` in its own environment, .venv-peers (requirements-peers.txt and
 requirements-peers-nodeps.txt); the main `make test` does not collect this folder. Everything is

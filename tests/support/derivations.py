@@ -57,4 +57,7 @@ REQUIRED_IDS = [
     "mla-decoupled-score",
     "llama4-temperature-steps",
     "rope-base-bound-condition",
+    "fox-constant-gate-is-alibi",
+    "stick-breaking-remainder",
+    "path-reflections",
 ]

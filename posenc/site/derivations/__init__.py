@@ -27,6 +27,9 @@ TOPICS = {
     # Last too: today's models combine the pieces above (partial RoPE, NoPE layers, RoPE's relative
     # score), and appending keeps every earlier entry's Previous and Next links.
     "architectures": "Today's models",
+    # Last as well: position computed from the data is measured against what the topics above
+    # define (ALiBi's bias, NoPE's plain dot product), and appending keeps every earlier link.
+    "data_dependent": "Position from the data",
 }
 
 # Importing a topic's module registers its entries.

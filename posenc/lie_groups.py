@@ -98,9 +98,7 @@ def _positions(value: Any, count: int, name: str = "positions") -> NDArray[np.fl
     """A finite real array (n, k): one position of ``count`` coordinates per row."""
     array = _checks.real_array(name, value, ndim=2, what="(n, k): one row of k coordinates per position")
     if array.shape[1] != count:
-        raise ValueError(
-            f"{name} must have one coordinate per generator: shape (n, {count}), got shape {array.shape}"
-        )
+        raise ValueError(f"{name} must have one coordinate per generator: shape (n, {count}), got shape {array.shape}")
     return array
 
 
@@ -175,7 +173,9 @@ def rope_generators(
         pair_axis = np.zeros(count // 2, dtype=np.int64)
     else:
         if count % 4:
-            raise ValueError(f"width must be a multiple of 4 for axes=2 (pairs split between row and column), got {count}")
+            raise ValueError(
+                f"width must be a multiple of 4 for axes=2 (pairs split between row and column), got {count}"
+            )
         quarter = count // 4
         one_axis = _precision.power_values(base, 1, quarter, quarter)
         frequencies = np.concatenate([one_axis, one_axis])

@@ -453,7 +453,11 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         posenc.llama4_query_scale,
         dict(positions=[0, 8191, 20000], floor_scale=8192, attn_scale=0.1),
     ),
-    ("lie_rotation", posenc.lie_rotation, dict(generators=posenc.rope_generators(8, axes=2), positions=[[0, 1], [2, 3]])),
+    (
+        "lie_rotation",
+        posenc.lie_rotation,
+        dict(generators=posenc.rope_generators(8, axes=2), positions=[[0, 1], [2, 3]]),
+    ),
     ("rope_generators", posenc.rope_generators, dict(width=8, axes=2, base=10000.0, layout="halves")),
     ("string_generators", posenc.string_generators, dict(basis=np.linalg.qr(_normal(4, 4))[0], axes=1, base=100.0)),
     ("liere_generators", posenc.liere_generators, dict(width=4, axes=2, seed=3, scale=0.5)),

@@ -57,4 +57,8 @@ REQUIRED_IDS = [
     "mla-decoupled-score",
     "llama4-temperature-steps",
     "rope-base-bound-condition",
+    "lie-block-exponential",
+    "lie-commuting-relative",
+    "lie-relative-needs-commuting",
+    "string-is-rotated-rope",
 ]

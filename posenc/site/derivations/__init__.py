@@ -27,6 +27,9 @@ TOPICS = {
     # Last too: today's models combine the pieces above (partial RoPE, NoPE layers, RoPE's relative
     # score), and appending keeps every earlier entry's Previous and Next links.
     "architectures": "Today's models",
+    # Last: rotations from Lie groups generalise RoPE's relative score (rope-relative) and its
+    # axial 2-D form, and appending keeps every earlier entry's Previous and Next links.
+    "lie_groups": "Rotations from Lie groups",
 }
 
 # Importing a topic's module registers its entries.

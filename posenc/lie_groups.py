@@ -213,7 +213,8 @@ def string_generators(
             f"basis must be orthogonal (max |P^T P - I| <= {ORTHOGONAL_TOLERANCE:g}), got max |P^T P - I| = {error:g}"
         )
     generators = rope_generators(count, axes=axes, base=base, layout=layout)
-    return np.einsum("ai,kab,bj->kij", given, generators, given)
+    conjugated: NDArray[np.float64] = np.einsum("ai,kab,bj->kij", given, generators, given)
+    return conjugated
 
 
 def liere_generators(width: int, axes: int, *, seed: int, scale: float = 1.0) -> NDArray[np.float64]:

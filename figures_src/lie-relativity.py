@@ -48,7 +48,7 @@ def main():
         linestyle="none",
         marker="s",
         markersize=8,
-        color=plotting.colour_of(family="rope"),
+        color=plotting.colour_of(reference=True),
         label="RoPE and STRING",
     )
     ax.set_xscale("symlog", linthresh=ZERO_BAND)

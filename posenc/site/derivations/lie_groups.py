@@ -134,7 +134,7 @@ def check_lie_block_exponential(rng: np.random.Generator) -> None:
     "lie-commuting-relative",
     title="Commuting skew-symmetric generators make every score depend on the offset alone",
     statement=(
-        r"R(p) = \exp\Big(\sum_k p_k L_k\Big), \quad L_k^\top = -L_k, \quad L_k L_l = L_l L_k"
+        r"R(p) = \exp\Big(\sum_k p_k L_k\Big), \qquad\allowbreak L_k^\top = -L_k, \ L_k L_l = L_l L_k"
         r" \qquad\allowbreak \Longrightarrow\ R(p)^\top R(q) = R(q - p)"
     ),
     summary=r"When the generators are skew-symmetric and commute, $R(p)^\top R(q) = R(q - p)$, so the score "
@@ -258,8 +258,8 @@ def check_lie_relative_needs_commuting(rng: np.random.Generator) -> None:
     "string-is-rotated-rope",
     title="STRING: commuting generators are RoPE's in a rotated basis",
     statement=(
-        r"P^\top P = I \ \Longrightarrow\ \exp\Big(\sum_k p_k P^\top L_k P\Big) = P^\top R_{\mathrm{rope}}(p)\, P"
-        r" \qquad\allowbreak (P^\top L_k P)(P^\top L_l P) = (P^\top L_l P)(P^\top L_k P)"
+        r"Q_k = P^\top L_k P, \ P^\top P = I \qquad\allowbreak \Longrightarrow\ Q_k Q_l = Q_l Q_k,"
+        r" \qquad\allowbreak \exp\Big(\sum_k p_k Q_k\Big) = P^\top R_{\mathrm{rope}}(p)\, P"
     ),
     summary=r"Conjugating RoPE's block-diagonal generators by any orthogonal $P$ keeps them skew-symmetric and "
     r"commuting, and the rotation they generate is RoPE's seen in the basis $P$. The converse, that every commuting "

@@ -454,6 +454,20 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         dict(positions=[0, 8191, 20000], floor_scale=8192, attn_scale=0.1),
     ),
     (
+        "lie_rotation",
+        posenc.lie_rotation,
+        dict(generators=posenc.rope_generators(8, axes=2), positions=[[0, 1], [2, 3]]),
+    ),
+    ("rope_generators", posenc.rope_generators, dict(width=8, axes=2, base=10000.0, layout="halves")),
+    ("string_generators", posenc.string_generators, dict(basis=np.linalg.qr(_normal(4, 4))[0], axes=1, base=100.0)),
+    ("liere_generators", posenc.liere_generators, dict(width=4, axes=2, seed=3, scale=0.5)),
+    ("commutator_norm", posenc.commutator_norm, dict(generators=posenc.liere_generators(4, 2, seed=1))),
+    (
+        "relativity_error",
+        posenc.relativity_error,
+        dict(generators=posenc.liere_generators(4, 2, seed=2), positions=[[0.0, 1.0], [2.0, -1.0], [0.5, 0.5]]),
+    ),
+    (
         "llama4_beta_query_scale",
         posenc.llama4_beta_query_scale,
         dict(position_ids=[0, 16384, 40000], beta=0.1, original_max_position_embeddings=16384),

@@ -27,8 +27,11 @@ TOPICS = {
     # Last too: today's models combine the pieces above (partial RoPE, NoPE layers, RoPE's relative
     # score), and appending keeps every earlier entry's Previous and Next links.
     "architectures": "Today's models",
-    # Last as well: position computed from the data is measured against what the topics above
-    # define (ALiBi's bias, NoPE's plain dot product), and appending keeps every earlier link.
+    # Last: rotations from Lie groups generalise RoPE's relative score (rope-relative) and its
+    # axial 2-D form, and appending keeps every earlier entry's Previous and Next links.
+    "lie_groups": "Rotations from Lie groups",
+    # Then position computed from the data, measured against what the topics above define
+    # (ALiBi's bias, NoPE's plain dot product); appending keeps every earlier link.
     "data_dependent": "Position from the data",
 }
 

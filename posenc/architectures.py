@@ -163,7 +163,8 @@ def _rope_flags(
             if flags.size != count:
                 # transformers 5.24.0 refuses a longer list too: layer_types, built from it, must match the count.
                 raise ValueError(
-                    f"no_rope_layers must have one entry for each of the {count} layers, got {flags.size} entries"
+                    f"no_rope_layers must have one entry for each of the num_hidden_layers = {count} layers, "
+                    f"got {flags.size} entries"
                 )
             return [bool(flag) for flag in flags]
     return [(index + 1) % interval != 0 for index in range(count)]

@@ -150,11 +150,13 @@ def shaw_relative_index(query_ids: ArrayLike, key_ids: ArrayLike, max_distance: 
     return np.clip(-_grid(queries, keys), -k, k) + k
 
 
-def _shaw_table(name: str, table: ArrayLike, width: int) -> tuple[np.ndarray, int]:
+def _shaw_table(name: str, table: ArrayLike, width: int, width_of: str) -> tuple[np.ndarray, int]:
+    """The table ``name`` and its k; its rows must be as wide as the rows of ``width_of``."""
     rows = _rows(name, table)
     if rows.shape[0] % 2 == 0 or rows.shape[1] != width:
         raise ValueError(
-            f"{name} must have shape (2k + 1, {width}): one row per clipped distance -k..k, got shape {rows.shape}"
+            f"{name} must have shape (2k + 1, {width}): one row per clipped distance -k..k, as wide as "
+            f"the rows of {width_of}, got shape {rows.shape}"
         )
     return rows, rows.shape[0] // 2
 
@@ -181,8 +183,8 @@ def shaw_logits(
     if q.shape[1] == 0:
         raise ValueError(f"queries must have at least one column (the logits divide by sqrt(d)), got shape {q.shape}")
     if kk.shape[1] != q.shape[1]:
-        raise ValueError(f"keys must have the queries' width {q.shape[1]}, got {kk.shape[1]}")
-    table, k = _shaw_table("relative_keys", relative_keys, q.shape[1])
+        raise ValueError(f"keys must have the width of queries, {q.shape[1]}, got {kk.shape[1]}")
+    table, k = _shaw_table("relative_keys", relative_keys, q.shape[1], "queries and keys")
     index = shaw_relative_index(
         _ids(query_ids, q.shape[0], "query_ids", "queries"), _ids(key_ids, kk.shape[0], "key_ids", "keys"), k
     )
@@ -212,7 +214,7 @@ def shaw_values(
     v = _rows("values", values)
     if v.shape[0] != alpha.shape[1]:
         raise ValueError(f"values must have one row per key (weights has {alpha.shape[1]} columns), got {v.shape[0]}")
-    table, k = _shaw_table("relative_values", relative_values, v.shape[1])
+    table, k = _shaw_table("relative_values", relative_values, v.shape[1], "values")
     index = shaw_relative_index(
         _ids(query_ids, alpha.shape[0], "query_ids", "weights"), _ids(key_ids, v.shape[0], "key_ids", "values"), k
     )

@@ -63,8 +63,8 @@ def test_llama4_without_chunks_attends_fully_and_without_tuning_has_no_temperatu
     "flags, message",
     [
         ([1, 2, 1], "only 0"),
-        ([1, 1], "one entry for each of the 3 layers"),
-        ([1, 1, 1, 1], "one entry for each of the 3 layers"),
+        ([1, 1], "one entry for each of the num_hidden_layers = 3 layers"),
+        ([1, 1, 1, 1], "one entry for each of the num_hidden_layers = 3 layers"),
         ([[1, 1, 1]], "one-dimensional"),
     ],
 )

@@ -50,8 +50,9 @@ BUDGETS = {
     # The docstrings' examples are highlighted code blocks (hooks/site_build/docstring_markdown.py): their
     # Pygments tokens took the page from 3,300 elements to 4,064; the grids, multimodal RoPE and
     # architectures modules then took it to 7,050 elements and 646,091 bytes, and the figure
-    # helper's translucent diverging map and method colours added about 1,000 bytes more.
-    "/api/": Budget(elements=7_700, bytes=715_000, scripts=9),
+    # helper's translucent diverging map and method colours added about 1,000 bytes more; the Lie
+    # group and data-dependent modules took it to 8,152 elements.
+    "/api/": Budget(elements=8_900, bytes=715_000, scripts=9),
     # The source pages grew with the argument checks against hostile input: encodings 2,040
     # elements, long_context 3,238, relative 6,403 and 551,683 bytes (its blocked gathers and stable forms).
     "/api/source/architectures/": Budget(elements=5_200, bytes=575_000, scripts=9),  # 4,716; 521,529
@@ -67,6 +68,8 @@ BUDGETS = {
     "/api/source/relative/": Budget(elements=7_100, bytes=610_000, scripts=9),
     # 5,402 once its tables' cells were labelled for a phone and its formulas set to wrap; its two
     # figures then carried their narrow layouts for phones as well (both inline, one displayed).
+    # One row and one BibTeX record per article: 1,701 elements with twenty articles.
+    "/cite/": Budget(elements=1_900, bytes=490_000, scripts=9),
     "/conventions/": Budget(elements=6_000, bytes=640_000, scripts=9),
     "/deep-dive/": Budget(elements=13_200, bytes=1_150_000, scripts=9),
     # The index lists every entry: 3,050 elements and 490,196 bytes with the grids topic, 4,122
@@ -96,7 +99,8 @@ BUDGETS = {
     # thirteen vision and multimodal works of the grids page, and 5,087 and 577,429 with the
     # thirteen model reports of the model atlas alone (both together measured after the merge).
     # Measured together after the merge, with the works of the page on today's models: 6,343.
-    "/references/": Budget(elements=7_000, bytes=760_000, scripts=9),
+    # 7,077 elements with the Lie group and data-dependent papers.
+    "/references/": Budget(elements=7_800, bytes=760_000, scripts=9),
     "/relative/": Budget(elements=10_200, bytes=880_000, scripts=9),
     "/rope/": Budget(elements=5_600, bytes=630_000, scripts=9),
     # 2,127 elements and 488,107 bytes: its table of schedules, four figures (each with its phone

@@ -262,14 +262,9 @@ DEEPSEEK_ROPE = [
 ]
 
 
-@pytest.mark.parametrize("interleave", [True, False])
-@pytest.mark.parametrize("rope", DEEPSEEK_ROPE, ids=["default", "yarn"])
-def test_deepseek_v3_attention_logits_are_mla_scores(monkeypatch, interleave, rope):
-    """``DeepseekV3Attention``'s logits (query and key as handed to its attention function, times its ``scaling``)
-    against ``posenc.mla_scores`` on the same projections: the position-free term plus the RoPE term with one
-    rotary key shared by the heads, YaRN's inverse frequencies and attention factor on cos/sin, and
-    ``posenc.mla_softmax_scale`` (``mscale ** 2``); ``rope_interleave`` on and off."""
-    nope, rope_dim, rank, heads, n = 6, 4, 8, 2, 7
+def small_mla_config(heads: int, rank: int, rope_dim: int, nope: int, value_dim: int, **settings) -> DeepseekV3Config:
+    """A one-layer ``DeepseekV3Config`` with ``heads`` heads, a latent of ``rank`` values, ``rope_dim`` rotary and
+    ``nope`` position-free channels per head, no query compression and eager attention."""
     config = small(
         DeepseekV3Config,
         num_hidden_layers=1,
@@ -279,12 +274,31 @@ def test_deepseek_v3_attention_logits_are_mla_scores(monkeypatch, interleave, ro
         kv_lora_rank=rank,
         qk_rope_head_dim=rope_dim,
         qk_nope_head_dim=nope,
-        v_head_dim=5,
+        v_head_dim=value_dim,
+        **settings,
+    )
+    config._attn_implementation = "eager"
+    return config
+
+
+@pytest.mark.parametrize("interleave", [True, False])
+@pytest.mark.parametrize("rope", DEEPSEEK_ROPE, ids=["default", "yarn"])
+def test_deepseek_v3_attention_logits_are_mla_scores(monkeypatch, interleave, rope):
+    """``DeepseekV3Attention``'s logits (query and key as handed to its attention function, times its ``scaling``)
+    against ``posenc.mla_scores`` on the same projections: the position-free term plus the RoPE term with one
+    rotary key shared by the heads, YaRN's inverse frequencies and attention factor on cos/sin, and
+    ``posenc.mla_softmax_scale`` (``mscale ** 2``); ``rope_interleave`` on and off."""
+    nope, rope_dim, rank, heads, n = 6, 4, 8, 2, 7
+    config = small_mla_config(
+        heads,
+        rank,
+        rope_dim,
+        nope,
+        5,
         max_position_embeddings=128,
         rope_interleave=interleave,
         rope_parameters=dict(rope),
     )
-    config._attn_implementation = "eager"
     seen = capture_queries(monkeypatch, modeling_deepseek_v3)
     torch.manual_seed(1)
     attention = modeling_deepseek_v3.DeepseekV3Attention(config, 0).double()
@@ -361,20 +375,9 @@ def test_kimi_k2_latent_cache_and_yarn_scales():
     inv_freq, attention_factor = posenc.yarn_frequencies(rope_dim, base=KIMI_K2_ROPE["rope_theta"], **yarn)
     per_token = []
     for heads in (1, 3):
-        config = small(
-            DeepseekV3Config,
-            num_hidden_layers=1,
-            num_attention_heads=heads,
-            num_key_value_heads=heads,
-            q_lora_rank=None,
-            kv_lora_rank=rank,
-            qk_rope_head_dim=rope_dim,
-            qk_nope_head_dim=nope,
-            v_head_dim=8,
-            max_position_embeddings=131072,
-            rope_parameters=dict(KIMI_K2_ROPE),
+        config = small_mla_config(
+            heads, rank, rope_dim, nope, 8, max_position_embeddings=131072, rope_parameters=dict(KIMI_K2_ROPE)
         )
-        config._attn_implementation = "eager"
         torch.manual_seed(3)
         attention = modeling_deepseek_v3.DeepseekV3Attention(config, 0).double()
         rotary = modeling_deepseek_v3.DeepseekV3RotaryEmbedding(config)

@@ -14,7 +14,6 @@ import importlib
 import importlib.machinery
 import importlib.util
 import math
-import sys
 import types
 from pathlib import Path
 
@@ -24,16 +23,12 @@ import torch
 import torch.nn.functional as F
 from x_transformers.x_transformers import DataDependentAlibi
 
+from support.bare_import import import_without_inits, installed_folder
+
 import posenc
 
 
-def _fla_folder() -> Path:
-    spec = importlib.util.find_spec("fla")
-    assert spec is not None and spec.submodule_search_locations, "fla-core is not installed in this environment"
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-FLA = _fla_folder()
+FLA = installed_folder("fla")
 
 
 def fla_reference(kind: str) -> types.ModuleType:
@@ -43,12 +38,7 @@ def fla_reference(kind: str) -> types.ModuleType:
     installed folders, so the reference module loads from its own file as it is (it needs only torch
     and einops).
     """
-    for package, folder in (("fla", FLA), ("fla.ops", FLA / "ops"), (f"fla.ops.{kind}", FLA / "ops" / kind)):
-        if package not in sys.modules:
-            spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
-            spec.submodule_search_locations = [str(folder)]
-            sys.modules[package] = importlib.util.module_from_spec(spec)
-    return importlib.import_module(f"fla.ops.{kind}.naive")
+    return import_without_inits(f"fla.ops.{kind}.naive")
 
 
 forgetting = fla_reference("forgetting_attn")

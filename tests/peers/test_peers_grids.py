@@ -12,7 +12,6 @@ import importlib
 import importlib.machinery
 import importlib.util
 import math
-import sys
 import types
 from pathlib import Path
 
@@ -27,35 +26,21 @@ from transformers.models.dinov3_vit.modeling_dinov3_vit import apply_rotary_pos_
 from transformers.models.vit.modeling_vit import ViTEmbeddings
 from transformers.models.vit_mae.modeling_vit_mae import ViTMAEEmbeddings, build_2d_sinusoidal_position_embedding
 
+from support.bare_import import import_without_inits, installed_folder
+
 from posenc import grids
 
 F32 = 2.0**-24
 
 
-def _timm_folder() -> Path:
-    """The installed timm package's folder, found without executing its ``__init__``."""
-    spec = importlib.util.find_spec("timm")
-    assert spec is not None and spec.origin is not None, "timm is not installed in this environment"
-    return Path(spec.origin).parent
-
-
-TIMM = _timm_folder()
+TIMM = installed_folder("timm")
 
 
 def timm_layer(name: str) -> types.ModuleType:
-    """``timm.layers.<name>``, imported without running ``timm/__init__.py`` or ``timm/layers/__init__.py``.
-
-    Both import torchvision (timm's models and its frozen batch norm), whose wheel does not load beside
-    the CPU torch here; the sin-cos and position-embedding modules themselves need only torch. The two
-    packages are registered as empty package modules that search timm's own folders, so the submodule
-    and its relative imports (``._fx``, ``.grid``, ``.helpers``) load from the installed files as they are.
-    """
-    for package, folder in (("timm", TIMM), ("timm.layers", TIMM / "layers")):
-        if package not in sys.modules:
-            spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
-            spec.submodule_search_locations = [str(folder)]
-            sys.modules[package] = importlib.util.module_from_spec(spec)
-    return importlib.import_module(f"timm.layers.{name}")
+    """``timm.layers.<name>``, imported without ``timm/__init__.py`` or ``timm/layers/__init__.py``:
+    both import torchvision (timm's models and its frozen batch norm), whose wheel does not load beside
+    the CPU torch here, while the sin-cos and position-embedding modules themselves need only torch."""
+    return import_without_inits(f"timm.layers.{name}")
 
 
 sincos = timm_layer("pos_embed_sincos")

@@ -1,6 +1,6 @@
 """MkDocs hook: what is kept from one build for the next (``site_build.kept``): KaTeX's math,
-highlighted code, the API page's formatted signatures, the search index's entries and the
-``calc`` markers' values."""
+highlighted code, the API page's formatted signatures, the search index's entries, the
+``calc`` markers' values and the panels' colours."""
 
 from __future__ import annotations
 

@@ -5,16 +5,18 @@ its whole source and then each of its methods its own source again, highlighted 
 which was most of the page's weight on a phone. Instead each module the page documents (each
 ``::: posenc.NAME`` line) gets one generated page, ``api/source/NAME/``, holding the module's file
 highlighted once with an anchor on every line, and the heading of each object the page documents
-is followed by a link to the lines of its definition there, found by ``inspect.getsourcelines``
-in the imported module.
+is followed by a link to the lines of its definition there, found in the module's syntax tree (as
+``inspect.getsourcelines`` counts them: from the first decorator to the last line of the body). The
+modules are read, never imported: importing ``posenc.site.plotting`` imports Matplotlib, a second
+of every build.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import html
-import importlib
-import inspect
+import importlib.util
 import json
 import pathlib
 import re
@@ -51,8 +53,12 @@ def documented_modules() -> list[str]:
 
 
 def module_file(module_name: str) -> str:
-    """The repository path of a module's file, such as ``posenc/encodings.py``."""
-    return pathlib.Path(importlib.import_module(module_name).__file__).resolve().relative_to(paths.ROOT).as_posix()
+    """The repository path of a module's file, such as ``posenc/encodings.py``, found without
+    running the module (its packages' ``__init__`` files run)."""
+    spec = importlib.util.find_spec(module_name)
+    if spec is None or spec.origin is None:
+        raise PluginError(f"{API_PAGE}: no module {module_name} to document")
+    return pathlib.Path(spec.origin).resolve().relative_to(paths.ROOT).as_posix()
 
 
 def source_pages() -> dict[str, str]:
@@ -113,6 +119,19 @@ def source_page(source_file: str) -> str:
     )
 
 
+@functools.lru_cache(maxsize=32)
+def _parsed(code: str) -> ast.Module:
+    """The syntax tree of ``code``, parsed once for all the objects of its module."""
+    return ast.parse(code)
+
+
+def _definitions(body: list[ast.stmt]) -> dict[str, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The classes and functions a block defines, by name; a later definition of a name replaces an
+    earlier one, as it does when the block runs. (A property with a setter would take the setter's
+    lines: tests/built_site/test_api_source.py holds every link to what ``inspect`` finds.)"""
+    return {node.name: node for node in body if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
 def definition_lines(path: str) -> tuple[str, int, int]:
     """(module, first line, last line) of the definition of the object with dotted path ``path``."""
     # The longest documented module the path starts with (posenc.encodings, posenc.site.plotting).
@@ -121,19 +140,17 @@ def definition_lines(path: str) -> tuple[str, int, int]:
         key=len,
         default=".".join(path.split(".")[:2]),
     )
-    obj = importlib.import_module(module_name)
-    for name in path[len(module_name) + 1 :].split(".") if path != module_name else ():
-        obj = getattr(obj, name)
-    # A property's lines are its getter's; a decorated function's (a context manager) are the wrapped one's.
-    obj = inspect.unwrap(obj.fget if isinstance(obj, property) else obj)
-    try:
-        defined_in = inspect.getsourcefile(obj)
-        lines, first = inspect.getsourcelines(obj)
-    except TypeError as error:
-        raise PluginError(f"{API_PAGE}: inspect finds no source lines for {path}: {error}") from error
-    if pathlib.Path(defined_in).resolve() != paths.ROOT / module_file(module_name):
-        raise PluginError(f"{API_PAGE}: {path} is defined in {defined_in}, not in its module's file")
-    return module_name, first, first + len(lines) - 1
+    source_file = module_file(module_name)
+    body = _parsed((paths.ROOT / source_file).read_text(encoding="utf-8")).body
+    node: ast.AST | None = None
+    for name in path[len(module_name) + 1 :].split("."):
+        node = _definitions(body).get(name)
+        if node is None:
+            raise PluginError(f"{API_PAGE}: {path} is not a class or function defined in {source_file}")
+        body = node.body
+    assert isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+    first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+    return module_name, first, node.end_lineno or node.lineno
 
 
 def with_source_links(page_html: str, page_url: str, files) -> str:

@@ -311,25 +311,24 @@ def cut_font(font_file: pathlib.Path, text: str) -> bytes:
     and compress it and this module (its options): the same inputs give back the same bytes
     without cutting again.
     """
+    source = font_file.read_bytes()
+    try:
+        versions = [metadata.version(package).encode() for package in ("fonttools", "brotli")]
+    except metadata.PackageNotFoundError as error:
+        raise PluginError(f"cannot cut the math fonts down: {error} (run make to install requirements.lock)") from error
+    digest = hashlib.sha256()
+    for part in (source, text.encode(), *versions, pathlib.Path(__file__).read_bytes()):
+        digest.update(hashlib.sha256(part).digest())
+    kept = paths.CACHE / "fonts" / f"{digest.hexdigest()}.woff2"
+    if kept.is_file():
+        return kept.read_bytes()
+    # Imported only to cut: fontTools' subsetter takes half a second to import, on every build.
     try:
         import brotli  # noqa: F401 (fontTools writes WOFF2 with it, imported only then)
         from fontTools import subset
         from fontTools.ttLib import TTFont
     except ImportError as error:
         raise PluginError(f"cannot cut the math fonts down: {error} (run make to install requirements.lock)") from error
-    source = font_file.read_bytes()
-    digest = hashlib.sha256()
-    for part in (
-        source,
-        text.encode(),
-        metadata.version("fonttools").encode(),
-        metadata.version("brotli").encode(),
-        pathlib.Path(__file__).read_bytes(),
-    ):
-        digest.update(hashlib.sha256(part).digest())
-    kept = paths.CACHE / "fonts" / f"{digest.hexdigest()}.woff2"
-    if kept.is_file():
-        return kept.read_bytes()
     options = subset.Options()
     options.flavor = "woff2"
     options.layout_features = ["*"]

@@ -51,12 +51,14 @@ from __future__ import annotations
 
 import html
 import re
+from importlib import metadata
 from typing import Any
 
 import yaml
 from mkdocs.exceptions import PluginError
 
 from . import paths
+from .kept import Kept
 
 NAME = re.compile(r"[a-z][a-z0-9-]*")
 KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
@@ -249,15 +251,41 @@ def render_panel(name: str, description: Any, source: str) -> str:
     return "\n".join(lines)
 
 
+def _palette_maker() -> list[str]:
+    """What a concept's colours depend on: the site's machinery (``plotting`` and its style file)
+    and the versions of Matplotlib and NumPy, which turn the diverging colormap into stops."""
+    site_package = paths.ROOT / "posenc" / "site"
+    files = sorted(path for path in site_package.iterdir() if path.suffix in (".py", ".mplstyle"))
+    return [
+        metadata.version("matplotlib"),
+        metadata.version("numpy"),
+        *(f"{path.name}\0{path.read_text(encoding='utf-8')}" for path in files),
+    ]
+
+
+# Importing the plotting helper imports Matplotlib, a second of every build for the few colours a
+# panel names; they are kept by concept instead, as (property, colour) pairs in their order.
+PALETTES = Kept("palettes", _palette_maker)
+
+
+def _palette_css(d: _Description, index: int, concept: Any) -> list[tuple[str, str]]:
+    kept = PALETTES.get(str(concept)) if isinstance(concept, str) else None
+    if isinstance(kept, list):
+        return [(key, value) for key, value in kept]
+    from posenc.site import plotting  # Matplotlib's import, only for a concept not kept
+
+    if concept not in plotting.PALETTE_CONCEPTS:
+        d.fail(f"palette[{index}]", f"must be one of {', '.join(plotting.PALETTE_CONCEPTS)}, not {concept!r}")
+    pairs = list(plotting.palette_css(concept).items())
+    PALETTES.put(concept, [list(pair) for pair in pairs])
+    return pairs
+
+
 def _palette(d: _Description, concepts: Any) -> str:
     """The panel element's style attribute: the colours of ``concepts`` as CSS properties."""
-    from posenc.site import plotting  # Matplotlib's import, only for a panel that draws in its colours
-
     properties: dict[str, str] = {}
     for index, concept in enumerate(d.items(concepts, "palette")):
-        if concept not in plotting.PALETTE_CONCEPTS:
-            d.fail(f"palette[{index}]", f"must be one of {', '.join(plotting.PALETTE_CONCEPTS)}, not {concept!r}")
-        properties |= plotting.palette_css(concept)
+        properties |= dict(_palette_css(d, index, concept))
     return ' style="' + html.escape("; ".join(f"{key}: {value}" for key, value in properties.items())) + '"'
 
 

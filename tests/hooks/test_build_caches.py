@@ -20,6 +20,7 @@ from site_build import (
     last_change,
     markers,
     notebooks,
+    panels,
     paths,
     search_entries,
     signatures,
@@ -388,6 +389,37 @@ def test_calc_values_are_kept_per_expression_format_and_library(cache, tmp_path,
         source.write("\n# an edit\n")
     markers.CALCS.forget_build()
     assert markers.calc("posenc.alibi_slopes(4)[0]", ".3f", "m") == "0.250"
+
+
+def test_panel_colours_are_kept_per_concept_and_the_site_machinery(cache, tmp_path, monkeypatch):
+    panels.PALETTES.forget_build()
+    right = panels.panel_template("rope")  # its palette: [side]
+    panels.PALETTES.save()
+    (key,) = panels.PALETTES.used
+    assert key == "side"
+    panels.PALETTES.file().write_text(json.dumps({"side": [["--posenc-side-query", "#wrong"]]}), encoding="utf-8")
+    panels.PALETTES.forget_build()
+    assert 'style="--posenc-side-query: #wrong"' in panels.panel_template("rope")
+    # Another Matplotlib, or an edit to the site's machinery (the plotting helper), draws again.
+    real_version = panels.metadata.version
+    monkeypatch.setattr(
+        panels,
+        "metadata",
+        types.SimpleNamespace(version=lambda name: "0" if name == "matplotlib" else real_version(name)),
+    )
+    panels.PALETTES.forget_build()
+    assert panels.panel_template("rope") == right
+    monkeypatch.setattr(panels, "metadata", types.SimpleNamespace(version=real_version))
+    shutil.copytree(
+        ROOT / "posenc" / "site", tmp_path / "posenc" / "site", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    panels.PALETTES.forget_build()
+    assert "#wrong" in panels.panel_template("rope")  # the same machinery: the same colours
+    with (tmp_path / "posenc" / "site" / "plotting.py").open("a", encoding="utf-8") as source:
+        source.write("\n# an edit\n")
+    panels.PALETTES.forget_build()
+    assert panels.panel_template("rope") == right
 
 
 # --- the first-paint scan ------------------------------------------------------------------

@@ -41,8 +41,6 @@ sys.path.insert(0, str(ROOT / "hooks"))
 from site_build import citations, derivation_pages  # noqa: E402
 from site_build.citations import ARTICLE_SECTIONS  # noqa: E402 - the nav sections whose pages are articles
 
-from posenc.site.derivations import ordered  # noqa: E402
-
 # After the articles, the back matter.
 BACK_MATTER = ("references.md",)
 CHROMIUM = os.environ.get("POSENC_CHROMIUM", "/usr/bin/chromium")
@@ -155,7 +153,7 @@ def printed_articles(config_path: pathlib.Path = ROOT / "mkdocs.yml") -> list[Ar
                 if src == derivation_pages.INDEX_SRC:
                     articles += [
                         article(name, derivation.title, derivation_pages.derivation_src(derivation.id), True)
-                        for derivation in ordered()
+                        for derivation in derivation_pages.derivations()
                     ]
         elif value in BACK_MATTER:
             back.append(article("", name, value))

@@ -64,7 +64,7 @@ def page_sources(page) -> tuple[str, ...]:
         return (own, registry)
     if src.startswith("derivations/"):
         # A derivation's page, generated from its entry alone, in the module of its topic.
-        return (derivation_pages.source_file(derivation_pages.derivation(src.removeprefix("derivations/")[:-3])),)
+        return (derivation_pages.derivation(src.removeprefix("derivations/")[:-3]).source_file,)
     if not src.endswith(".md"):
         return (own,)
     markdown = (paths.DOCS / src).read_text(encoding="utf-8")

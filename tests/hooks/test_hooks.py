@@ -7,6 +7,8 @@ import inspect
 import json
 import pathlib
 import re
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -32,9 +34,10 @@ def test_ref_links_the_derivation_page_relative_to_the_page():
 
 
 def test_each_derivation_page_holds_its_statement_proof_source_and_record():
+    from posenc.site.derivations import ordered
     from posenc.site.registry import REGISTRY
 
-    ids = list(REGISTRY)
+    ids = [entry.id for entry in ordered()]
     for position, identifier in enumerate(ids):
         entry = REGISTRY[identifier]
         page = derivation_pages.derivation_page(identifier, "https://example.org/")
@@ -45,7 +48,7 @@ def test_each_derivation_page_holds_its_statement_proof_source_and_record():
         assert inspect.getsource(entry.prove) in body
         assert entry.check is None or inspect.getsource(entry.check) in body
         assert f"derivations/{identifier}/}}" in body and f"@misc{{posenc-{identifier}," in body
-        # Previous and next in registry order, so a reader can page through them.
+        # Previous and next in the index's order, so a reader can page through them.
         neighbours = {ids[at] for at in (position - 1, position + 1) if 0 <= at < len(ids)}
         assert set(re.findall(r"\]\(([a-z0-9-]+)\.md\)", body)) == neighbours, identifier
 
@@ -240,12 +243,15 @@ def test_calc_errors_name_the_page_and_the_marker(marker, words):
 
 
 def test_the_derivation_pages_hold_nothing_measured_at_build_time(tmp_path, monkeypatch):
+    from posenc.site import verify
     from posenc.site.registry import REGISTRY
 
     pages = []
     for seconds in (0.123457, 3.45):
         report = tmp_path / f"verify-{seconds}.json"
-        report.write_text(json.dumps({i: {"status": "proved", "seconds": seconds} for i in REGISTRY}))
+        report.write_text(
+            json.dumps({i: {"status": "proved", "seconds": seconds} | verify.shown(e) for i, e in REGISTRY.items()})
+        )
         monkeypatch.setattr(paths, "VERIFY_REPORT", report)
         pages.append(
             derivation_pages.index_markdown("derivations/index.md")
@@ -585,3 +591,26 @@ def test_the_always_drawn_count_is_read_from_the_stylesheet():
         first_paint.always_drawn_blocks(rule.format(k=9) + rule.format(k=7))
     with pytest.raises(PluginError, match="none"):
         first_paint.always_drawn_blocks("p { color: red }")
+
+
+def test_the_build_and_the_pdf_script_import_neither_sympy_nor_matplotlib():
+    """The hooks read the derivations from the report and the panels' colours from their store, so
+    loading them (as mkdocs does, and the PDF script) takes none of the second each import costs."""
+    hooks = sorted(path.stem for path in HOOKS.glob("*.py"))
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import importlib, sys; sys.path.insert(0, sys.argv[1]); "
+            "[importlib.import_module(name) for name in sys.argv[2:]]; "
+            "print(' '.join(sorted(n for n in ('sympy', 'matplotlib', 'fontTools.subset') if n in sys.modules)))",
+            str(HOOKS),
+            *hooks,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert "site_pdf" in hooks and "kept_results" in hooks
+    assert loaded.stdout.strip() == ""

@@ -214,6 +214,41 @@ def test_main_proves_selected_ids(capsys: pytest.CaptureFixture[str]) -> None:
     assert "kernel" in output and "alibi-slopes" in output and "all 2 derivations proved" in output
 
 
+def test_the_report_holds_what_the_site_shows_of_every_derivation_in_the_index_order(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def later_proof() -> None:
+        assert_equal(sp.Symbol("x"), sp.Symbol("x"), "x = x")
+
+    def earlier_proof() -> None:
+        assert_equal(sp.Symbol("y"), sp.Symbol("y"), "y = y")
+
+    # Registered in the opposite of the index's order: alibi comes after sinusoidal in TOPICS.
+    later = dataclasses.replace(make_entry("later-entry", prove=later_proof), topic="alibi")
+    earlier = dataclasses.replace(make_entry("earlier-entry", prove=earlier_proof), topic="sinusoidal")
+    monkeypatch.setattr(verify, "REGISTRY", {"later-entry": later, "earlier-entry": earlier})
+    report_path = tmp_path / "verify.json"
+    assert verify.main(["--report", str(report_path)]) == 0
+    report = json.loads(report_path.read_text())
+    assert list(report) == ["earlier-entry", "later-entry"]
+    shown = report["later-entry"]
+    assert shown["status"] == "proved" and shown["topic_title"] == derivations.TOPICS["alibi"]
+    assert (
+        shown["title"] == later.title and shown["statement"] == later.statement and shown["steps"] == list(later.steps)
+    )
+    assert shown["scope_label"] == later.scope_label and shown["checked"] is True
+    assert inspect.getsource(later_proof) in shown["code"] and "earlier_proof" not in shown["code"]
+    assert shown["source_file"] == "tests/library/test_derivations.py"  # as the repository names the file
+
+
+def test_a_report_of_some_ids_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        verify.main(["kernel", "--report", str(tmp_path / "verify.json")])
+    assert exit_info.value.code == 2
+    assert "--report lists every derivation, so it takes no IDs" in capsys.readouterr().err
+    assert not (tmp_path / "verify.json").exists()
+
+
 def test_main_rejects_an_unknown_id(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         verify.main(["no-such-id"])
@@ -428,10 +463,14 @@ def test_every_scope_is_shown_beside_its_equation(derivation_id: str) -> None:
     assert f'<span class="posenc-scope">{label}</span>' in shown.split("Proved as", 1)[1]
 
 
-def test_every_scope_is_shown_in_the_index_and_on_the_derivations_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        derivation_pages, "verify_report", lambda: {i: {"status": "proved", "seconds": 0.1} for i in REGISTRY}
+def test_every_scope_is_shown_in_the_index_and_on_the_derivations_page(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = tmp_path / "verify.json"
+    report.write_text(
+        json.dumps({i: {"status": "proved", "seconds": 0.1} | verify.shown(e) for i, e in REGISTRY.items()})
     )
+    monkeypatch.setattr(derivation_pages.paths, "VERIFY_REPORT", report)
     index = derivation_pages.index_markdown("derivations/index.md")
     for entry in REGISTRY.values():
         row = next(line for line in index.splitlines() if line.startswith(f"- [`{entry.id}`]"))

@@ -10,6 +10,7 @@ Derivations index lists the topics in the order of :data:`TOPICS`, each entry in
 order. ``common`` holds what every topic shares (the induction over pairs among it).
 """
 
+from collections.abc import Mapping
 from importlib import import_module
 
 from ..registry import REGISTRY, Derivation
@@ -40,8 +41,9 @@ for _topic in TOPICS:
     import_module(f"{__name__}.{_topic}")
 
 
-def ordered() -> list[Derivation]:
-    """Every entry by topic (in the order of TOPICS), then in its module's order: the order of
-    the index, of the pages' Previous and Next links and of the PDF, whatever the import order."""
+def ordered(entries: Mapping[str, Derivation] = REGISTRY) -> list[Derivation]:
+    """Every entry (of the registry, or of ``entries``) by topic in the order of TOPICS, then in its
+    module's order: the order of the index, of the pages' Previous and Next links and of the PDF,
+    whatever the import order. An entry of no known topic comes last."""
     rank = {topic: at for at, topic in enumerate(TOPICS)}
-    return sorted(REGISTRY.values(), key=lambda entry: rank[entry.topic])  # stable: module order kept
+    return sorted(entries.values(), key=lambda entry: rank.get(entry.topic, len(rank)))  # stable: module order kept

@@ -183,7 +183,7 @@ test-lib: $(VENV_STAMP) ## Run the library and proof tests alone (tests/library,
 	$(PY) -m pytest tests/library posenc
 
 # The comparison with the libraries themselves (torch CPU, transformers, timm's layers, torchscale's xPos,
-# x-transformers, fla-core's reference attention) has its own environment,
+# x-transformers, vit-pytorch's 2-D sin-cos table, fla-core's reference attention) has its own environment,
 # so `make` and `make test` never need torch.
 PEERS_VENV := .venv-peers
 PEERS_PY := $(PEERS_VENV)/bin/python
@@ -198,8 +198,8 @@ $(PEERS_STAMP): requirements-peers.txt requirements-peers-nodeps.txt pyproject.t
 	@touch $@
 
 .PHONY: test-peers
-test-peers: $(PEERS_STAMP) ## Compare posenc with torch, transformers, timm, torchscale, x-transformers and fla-core (in .venv-peers)
-	$(call step,"comparing posenc with torch and transformers and timm and torchscale and x-transformers and fla-core")
+test-peers: $(PEERS_STAMP) ## Compare posenc with torch, transformers, timm, torchscale, x-transformers, vit-pytorch and fla-core (in .venv-peers)
+	$(call step,"comparing posenc with torch and transformers and timm and torchscale and x-transformers and vit-pytorch and fla-core")
 	$(PEERS_PY) -m pytest tests/peers
 
 bench: all ## Print build, render, explainer, precision and test-suite timings (figures, not pass/fail)

@@ -64,10 +64,7 @@ def main():
     ax.set_xscale("log", base=2)
     ax.set_xlabel("window length n (keys)")
     ax.set_ylabel("entropy (nats)")
-    if plotting.narrow():  # below the plot: a phone's plot has no corner to spare
-        fig.legend(loc="outside lower center")
-    else:
-        ax.legend(loc="upper left")
+    plotting.place_legend(ax, "upper left")
     plotting.save(fig)
 
 

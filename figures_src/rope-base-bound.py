@@ -53,10 +53,7 @@ def main():
     ax.set_ylim(5e3, 3e6)
     ax.set_xlabel("context length (tokens)")
     ax.set_ylabel("RoPE base")
-    if plotting.narrow():
-        fig.legend(loc="outside lower center")
-    else:
-        ax.legend(loc="upper left")
+    plotting.place_legend(ax, "upper left")
     plotting.save(fig)
 
 

@@ -549,6 +549,24 @@ def annotate_cells(
     return texts
 
 
+def place_legend(ax: Any, loc: str = "upper left") -> Any:
+    """Add the legend of ``ax`` where the layout being drawn has room for it, and return it.
+
+    Used by figures rope-base-bound and long-context-entropy. In the wide layout it sits inside
+    ``ax`` at ``loc`` (a location Matplotlib's ``Axes.legend`` takes, such as "upper left"); in the
+    narrow one (:func:`narrow`) it goes below the plot, centred across the figure, since a
+    phone's plot has no corner to spare. That one is the figure's legend, so it lists what every
+    axes of the figure labelled. A ``loc`` Matplotlib does not know is refused in both layouts.
+    """
+    from matplotlib.legend import Legend
+
+    if loc not in Legend.codes:
+        raise ValueError(f"loc must be one of {', '.join(Legend.codes)}, got {loc!r}")
+    if narrow():
+        return ax.figure.legend(loc="outside lower center")
+    return ax.legend(loc=loc)
+
+
 def span_axes(axes: Any) -> Any:
     """Remove ``axes`` (cells of one subplot grid) and return a single axes over the same cells.
 

@@ -11,7 +11,7 @@ registration's readouts, labels, live regions and focus, and instant navigation 
 from __future__ import annotations
 
 import pytest
-from support.browser import new_context, open_page_with_errors
+from support.browser import new_context, open_page_with_errors, read_panel_checking_readouts
 from support.long_context import expected_readouts, expected_table, expected_value_texts, panel
 
 pytestmark = pytest.mark.browser
@@ -46,11 +46,8 @@ READ_PANEL = """root => ({
 
 def check_panel(page, params: dict | None = None) -> dict:
     """The panel shows what posenc computes for the values its controls hold."""
-    state = page.locator(PANEL).evaluate(READ_PANEL)
+    state = read_panel_checking_readouts(page, PANEL, READ_PANEL, expected_readouts, params)
     held = state["params"]
-    if params is not None:
-        assert held == params
-    assert state["readouts"] == expected_readouts(held), held
     assert state["table"] == expected_table(held), held
     assert state["valueTexts"] == state["shown"] == expected_value_texts(held), held
     assert state["pressed"] == [str(m == held["method"]).lower() for m in METHODS]

@@ -273,6 +273,8 @@ def test_the_peer_versions_the_conventions_page_names_are_the_pinned_ones():
                 pins[package.strip().lower()] = version.strip()
     page = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8")
     paragraph = page.partition("## What the peer tests compare")[2].split("\n\n")[1]
-    named = dict(re.findall(r"\b(x-transformers|transformers|torchscale|torch|timm)\s+(\d+(?:\.\d+)+)", paragraph))
-    assert {"transformers", "torch", "torchscale", "x-transformers", "timm"} <= set(named), named
+    named = dict(
+        re.findall(r"\b(x-transformers|transformers|torchscale|torch|timm|vit-pytorch)\s+(\d+(?:\.\d+)+)", paragraph)
+    )
+    assert {"transformers", "torch", "torchscale", "x-transformers", "timm", "vit-pytorch"} <= set(named), named
     assert {package: pins.get(package) for package in named} == named

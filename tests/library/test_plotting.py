@@ -429,6 +429,41 @@ def test_span_axes_replaces_a_row_or_column_with_one_axes_over_the_same_area():
     plotting.plt.close(fig)
 
 
+def test_place_legend_puts_it_in_the_axes_wide_and_below_the_plot_narrow(tmp_path):
+    def draw(layout: str):
+        with plotting.rendering(tmp_path / "x.py", {}, tmp_path, layout):
+            fig, (left, right) = plotting.new_figure(ncols=2, narrow={"nrows": 1, "ncols": 2, "aspect": 1.0})
+            left.plot([0, 1], [0, 1], label="rising")
+            right.plot([0, 1], [1, 0], label="falling")
+            legend = plotting.place_legend(left, "upper left")
+            fig.draw_without_rendering()
+        return fig, left, legend
+
+    fig, left, legend = draw("wide")
+    assert left.get_legend() is legend and fig.legends == []
+    assert [text.get_text() for text in legend.get_texts()] == ["rising"], "the axes' own entries"
+    box, plot = legend.get_window_extent(), left.get_window_extent()
+    assert plot.x0 <= box.x0 and box.x1 < (plot.x0 + plot.x1) / 2, "in the left half of the axes"
+    assert (plot.y0 + plot.y1) / 2 < box.y0 and box.y1 <= plot.y1, "in its upper half"
+    plotting.plt.close(fig)
+
+    fig, left, legend = draw("narrow")
+    assert left.get_legend() is None and fig.legends == [legend]
+    assert [text.get_text() for text in legend.get_texts()] == ["rising", "falling"], "every axes' entries"
+    box = legend.get_window_extent()
+    below = min(ax.get_tightbbox().y0 for ax in fig.axes)  # the plots with their tick labels
+    assert box.y1 <= below, "below the plots"
+    assert box.x0 + box.x1 == pytest.approx(fig.bbox.width, abs=1), "centred across the figure"
+    plotting.plt.close(fig)
+
+    for layout in ("wide", "narrow"):  # a misspelt location fails in the narrow layout too
+        with plotting.rendering(tmp_path / "x.py", {}, tmp_path, layout):
+            fig, ax = plotting.new_figure()
+            with pytest.raises(ValueError, match="loc must be one of best, upper right, .*, got 'top left'"):
+                plotting.place_legend(ax, "top left")
+            plotting.plt.close(fig)
+
+
 # --- the SVG as the page shows it ---------------------------------------------------------
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -1,9 +1,10 @@
 """Positions on 2-D patch grids: transformers' ViTMAE sin-cos tables, ViT and CLIP ``interpolate_pos_encoding`` and
 DINOv3's rotary embedding; timm's ``build_sincos2d_pos_embed``, ``RotaryEmbeddingCat``, ``RotaryEmbeddingMixed`` and
-``resample_abs_pos_embed``; DINOv2's scale-factor resize and PyTorch's bicubic ``interpolate``, against
-``posenc.grids``.
+``resample_abs_pos_embed``; vit-pytorch's ``posemb_sincos_2d``; DINOv2's scale-factor resize and PyTorch's bicubic
+``interpolate``, against ``posenc.grids``.
 
-timm is imported without its package ``__init__`` files, which import torchvision (see ``timm_layer``).
+timm and vit-pytorch are imported without their package ``__init__`` files, which import torchvision (see
+``timm_layer`` and ``simple_vit``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ def timm_layer(name: str) -> types.ModuleType:
 
 sincos = timm_layer("pos_embed_sincos")
 pos_embed = timm_layer("pos_embed")
+# vit_pytorch/__init__.py imports its DINO trainer, which imports torchvision; simple_vit.py, where
+# posemb_sincos_2d is, needs only torch and einops.
+simple_vit = import_without_inits("vit_pytorch.simple_vit")
 
 
 def test_timm_layers_load_without_torchvision():
@@ -52,6 +56,13 @@ def test_timm_layers_load_without_torchvision():
     assert importlib.util.find_spec("torchvision") is None
     assert Path(sincos.__file__).parent == TIMM / "layers" and Path(pos_embed.__file__).parent == TIMM / "layers"
     assert callable(sincos.build_sincos2d_pos_embed) and callable(pos_embed.resample_abs_pos_embed)
+
+
+def test_vit_pytorch_simple_vit_loads_without_torchvision():
+    """vit-pytorch's ``simple_vit`` module loads from the installed package while torchvision is absent."""
+    assert importlib.util.find_spec("torchvision") is None
+    assert Path(simple_vit.__file__).parent == installed_folder("vit_pytorch")
+    assert callable(simple_vit.posemb_sincos_2d)
 
 
 def _bands_tolerance(max_phase: float, base: float) -> float:
@@ -108,6 +119,23 @@ def test_timm_build_sincos2d_pos_embed_is_the_timm_layout(rows, cols, dim, base)
     theirs = sincos.build_sincos2d_pos_embed([rows, cols], dim=dim, temperature=base).double().numpy()
     ours = grids.sincos_2d_table(rows, cols, dim, layout="timm", base=base)
     np.testing.assert_allclose(theirs, ours, atol=_bands_tolerance(max(rows, cols) - 1, base), rtol=0)
+
+
+@pytest.mark.parametrize("rows, cols, dim", [(1, 1, 8), (3, 5, 8), (6, 4, 16), (14, 14, 32), (16, 16, 64)])
+@pytest.mark.parametrize("base", [10000, 100])
+def test_vit_pytorch_posemb_sincos_2d_is_the_vit_pytorch_layout(rows, cols, dim, base):
+    """vit-pytorch's ``posemb_sincos_2d`` (``h`` rows by ``w`` columns, float32) against
+    ``sincos_2d_table(layout="vit-pytorch")``."""
+    theirs = simple_vit.posemb_sincos_2d(rows, cols, dim, temperature=base).double().numpy()
+    ours = grids.sincos_2d_table(rows, cols, dim, layout="vit-pytorch", base=base)
+    # Like timm's table: float32 exponents k / (q - 1), powers, reciprocals, phases and sines.
+    np.testing.assert_allclose(theirs, ours, atol=_bands_tolerance(max(rows, cols) - 1, base), rtol=0)
+
+
+def test_vit_pytorch_posemb_sincos_2d_is_not_the_mae_layout():
+    """The same blocks in the same order as ``"mae"``, but not the same table: its frequencies divide by ``q - 1``."""
+    theirs = simple_vit.posemb_sincos_2d(3, 5, 16).double().numpy()
+    assert np.max(np.abs(theirs - grids.sincos_2d_table(3, 5, 16, layout="mae"))) > 0.1
 
 
 # ---------------------------------------------------------------------------------------

@@ -38,3 +38,18 @@ def open_page_with_errors(context, url: str, until_ready=None):
     if until_ready is not None:
         until_ready(page)
     return page, errors
+
+
+def read_panel_checking_readouts(page, panel: str, read: str, expected_readouts, params: dict | None = None) -> dict:
+    """What the script ``read`` returns for the panel at selector ``panel``, after checking what every
+    panel test checks first: the values its controls hold (``read``'s ``params``) are ``params`` when
+    given, and its readouts (``read``'s ``readouts``) are ``expected_readouts`` of those values."""
+    state = page.locator(panel).evaluate(read)
+    held = state["params"]
+    # pytest explains a failed assert only in test modules and conftest files, not in this helper:
+    # each message shows both sides itself.
+    if params is not None:
+        assert held == params, f"the controls hold {held}, expected {params}"
+    expected = expected_readouts(held)
+    assert state["readouts"] == expected, f"at {held} the readouts are {state['readouts']}, expected {expected}"
+    return state

@@ -11,6 +11,12 @@ skew-symmetric ``d x d`` matrix (``L_j^T = -L_j``), so ``R(p)`` is orthogonal.
   ``P``: ``P^T L_j P`` (``string_generators``), and ``exp`` of their sum is ``P^T R_rope(p) P``.
 * LieRE (Ostmeier et al. 2024) learns dense skew-symmetric generators that need not commute;
   ``liere_generators`` draws seeded random ones of that kind, stand-ins for trained ones.
+* ComRoPE (Yu et al. 2025) cuts the width into blocks of ``b`` channels and learns one ``b x b``
+  matrix ``P_j`` per block; every generator is block diagonal with blocks ``B_kj``, multiples of
+  ``P_j - P_j^T``, chosen so that the generators commute. ComRoPE-AP gives block ``j`` to axis
+  ``j mod k`` alone (``comrope_ap_generators``), ComRoPE-LD gives every axis a multiple of the
+  same block (``comrope_ld_generators``); ``comrope_random_generators`` draws seeded untrained
+  parameters of either kind.
 
 ``lie_rotation`` evaluates ``R(p)``; ``commutator_norm`` measures how far a set of generators is
 from commuting, and ``relativity_error`` how far the rotations are from making a score
@@ -239,6 +245,150 @@ def liere_generators(width: int, axes: int, *, seed: int, scale: float = 1.0) ->
         upper = np.triu(draws, 1) * scale
     upper = _checks.finite("scale", upper)
     return upper - upper.transpose(0, 2, 1)
+
+
+def _comrope_matrices(value: Any) -> NDArray[np.float64]:
+    """ComRoPE's trainable blocks: a finite real array (m, b, b), m >= 1 blocks of b >= 1 channels, m b <= 1024."""
+    array = _checks.real_array("matrices", value, ndim=3, what="(m, b, b): one b x b matrix per block")
+    blocks, size = array.shape[0], array.shape[1]
+    if array.shape[2] != size or blocks == 0 or size == 0:
+        raise ValueError(
+            f"matrices must have shape (m, b, b): m >= 1 square blocks of size b >= 1, got shape {array.shape}"
+        )
+    _lie_width(blocks * size, "matrices' width m * b")
+    return array
+
+
+def _skew_blocks(matrices: np.ndarray, names: str) -> np.ndarray:
+    """``P_j - P_j^T`` for every block (exactly skew: ``fl(a - b) = -fl(b - a)``), refused if one overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        skew = matrices - matrices.transpose(0, 2, 1)
+    return _checks.finite(names, skew)
+
+
+def _ap_blocks(skew: np.ndarray, axes: int) -> np.ndarray:
+    """Blocks ``(axes, m, b, b)``: axis ``i`` holds ``skew[j]`` where ``j mod axes == i``, zero elsewhere."""
+    owner = np.arange(skew.shape[0]) % axes
+    return np.where((owner[None, :] == np.arange(axes)[:, None])[:, :, None, None], skew[None], 0.0)
+
+
+def _ld_blocks(skew: np.ndarray, scales: np.ndarray, names: str) -> np.ndarray:
+    """Blocks ``(axes, m, b, b)``: axis ``i`` holds ``scales[i, j] skew[j]``, refused if one overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        blocks = scales[:, :, None, None] * skew[None] + 0.0  # + 0.0 turns the -0.0 of a negative multiplier into 0.0
+    return _checks.finite(names, blocks)
+
+
+def _block_diagonal(blocks: np.ndarray) -> NDArray[np.float64]:
+    """One ``(m b) x (m b)`` block-diagonal matrix per axis from blocks of shape ``(axes, m, b, b)``."""
+    axes, count, size = blocks.shape[0], blocks.shape[1], blocks.shape[2]
+    generators = np.zeros((axes, count, size, count, size))
+    where = np.arange(count)
+    generators[:, where, :, where, :] = blocks.transpose(1, 0, 2, 3)
+    return generators.reshape(axes, count * size, count * size)
+
+
+def comrope_ap_generators(matrices: ArrayLike, *, axes: int) -> NDArray[np.float64]:
+    """ComRoPE-AP's generators, shape ``(axes, m b, m b)``: block ``j`` belongs to axis ``j mod axes`` alone.
+
+    ``matrices`` holds ComRoPE's trainable ``P_j``, shape ``(m, b, b)``: one real ``b x b``
+    matrix per block of ``b`` channels (channels ``j b`` to ``j b + b - 1``), for one head. Generator
+    ``i`` is block diagonal with block ``j`` equal to ``P_j - P_j^T`` when ``j mod axes == i``
+    and zero otherwise, so the blocks of the axes interleave (with 2 axes, even blocks belong
+    to axis 0 and odd blocks to axis 1). As in the authors' released code, the number of blocks
+    ``m`` must be a multiple of ``axes`` (their code asks that ``axes`` divide the head width and
+    that the block size divide the width per axis, which is the same rule). Generators of
+    different axes are zero on each other's blocks, so they commute (derivation
+    ``comrope-ap-commute``).
+
+    >>> P = [[[0.0, 2.0], [0.0, 0.0]], [[0.0, 0.0], [3.0, 0.0]]]  # two blocks of 2 channels
+    >>> L = comrope_ap_generators(P, axes=2)
+    >>> L[0, :2, :2].tolist(), L[1, 2:, 2:].tolist()  # block 0 on axis 0, block 1 on axis 1
+    ([[0.0, 2.0], [-2.0, 0.0]], [[0.0, -3.0], [3.0, 0.0]])
+    >>> bool(np.all(L[0, 2:, 2:] == 0) and np.all(L[1, :2, :2] == 0))
+    True
+    """
+    given = _comrope_matrices(matrices)
+    count, size = given.shape[0], given.shape[1]
+    axes = _checks.integer("axes", axes, minimum=1, maximum=None)
+    if count % axes:
+        raise ValueError(
+            f"axes must divide the number of blocks m (block j belongs to axis j mod axes, the same number of "
+            f"blocks per axis), got axes={_checks._describe(axes)} for m={count}"
+        )
+    _checks.elements("axes and matrices", axes, count * size, count * size)
+    return _block_diagonal(_ap_blocks(_skew_blocks(given, "matrices"), axes))
+
+
+def comrope_ld_generators(matrices: ArrayLike, multipliers: ArrayLike) -> NDArray[np.float64]:
+    """ComRoPE-LD's generators, shape ``(axes, m b, m b)``: every axis a multiple of the same blocks.
+
+    ``matrices`` holds the trainable ``P_j``, shape ``(m, b, b)``, one per block of ``b``
+    channels for one head; ``multipliers`` the trainable scalars ``theta_ij``, shape ``(axes, m)``,
+    one per axis and block. Generator ``i`` is block diagonal with block ``j`` equal to
+    ``theta_ij (P_j - P_j^T)``, as in the authors' released code. The paper's and the README's
+    form, one ``theta_i`` per axis, is the case of a row of ``multipliers`` that is constant.
+    Within each block every axis's generator is a multiple of one matrix, so they commute
+    (derivation ``comrope-ld-commute``).
+
+    >>> P = [[[0.0, 1.0], [0.0, 0.0]]]  # one block of 2 channels
+    >>> comrope_ld_generators(P, [[2.0], [-0.5]]).tolist()
+    [[[0.0, 2.0], [-2.0, 0.0]], [[0.0, -0.5], [0.5, 0.0]]]
+    """
+    given = _comrope_matrices(matrices)
+    count, size = given.shape[0], given.shape[1]
+    scales = _checks.real_array("multipliers", multipliers, ndim=2, what="(axes, m): one per axis and block")
+    if scales.shape[0] == 0 or scales.shape[1] != count:
+        raise ValueError(
+            f"multipliers must have shape (axes, {count}): at least one axis, one multiplier per block of "
+            f"matrices, got shape {scales.shape}"
+        )
+    _checks.elements("multipliers and matrices", scales.shape[0], count * size, count * size)
+    return _block_diagonal(_ld_blocks(_skew_blocks(given, "matrices"), scales, "matrices and multipliers"))
+
+
+def comrope_random_generators(
+    width: int, axes: int, *, block_size: int, variant: str, seed: int, scale: float = 1.0
+) -> NDArray[np.float64]:
+    """Seeded untrained ComRoPE generators, shape ``(axes, width, width)``, of variant "ap" or "ld".
+
+    Draws, from NumPy's ``default_rng(seed)``, the ``width / block_size`` matrices ``P_j`` with
+    entries of mean 0 and standard deviation ``scale`` (the authors' code initialises them with
+    a normal distribution of a chosen standard deviation); for "ld" it then draws the
+    multipliers, shape ``(axes, width / block_size)``, from a standard normal distribution, as
+    their code does. It returns ``comrope_ap_generators`` or ``comrope_ld_generators`` of them.
+    ``block_size`` must divide ``width``, and for "ap" ``axes`` must divide the number of blocks.
+
+    >>> L = comrope_random_generators(8, 2, block_size=2, variant="ap", seed=0)
+    >>> commutator_norm(L)
+    0.0
+    """
+    count = _lie_width(width, "width")
+    axes = _checks.integer("axes", axes, minimum=1, maximum=None)
+    size = _checks.integer("block_size", block_size, minimum=1, maximum=None)
+    variant = _checks.choice("variant", variant, ("ap", "ld"))
+    seed = _checks.integer("seed", seed, minimum=0)
+    scale = _checks.real("scale", scale, minimum=0.0)
+    if count % size:
+        raise ValueError(
+            f"block_size must divide width (the width is cut into blocks of block_size channels), got "
+            f"block_size={_checks._describe(size)} for width={count}"
+        )
+    blocks = count // size
+    if variant == "ap" and blocks % axes:
+        raise ValueError(
+            f"axes must divide width / block_size for variant 'ap' (block j belongs to axis j mod axes), got "
+            f"axes={_checks._describe(axes)} for {blocks} blocks"
+        )
+    _checks.elements("axes and width", axes, count, count)
+    rng = np.random.default_rng(seed)
+    with np.errstate(over="ignore"):
+        matrices = rng.standard_normal((blocks, size, size)) * scale
+    # Every overflow here comes from scale, the only real argument, so each refusal names it.
+    skew = _skew_blocks(_checks.finite("scale", matrices), "scale")
+    if variant == "ap":
+        return _block_diagonal(_ap_blocks(skew, axes))
+    return _block_diagonal(_ld_blocks(skew, rng.standard_normal((axes, blocks)), "scale"))
 
 
 # ---------------------------------------------------------------------------------------

@@ -59,7 +59,8 @@ BUDGETS = {
     "/api/source/data_dependent/": Budget(elements=2_700, bytes=490_000, scripts=9),  # 2,435; 442,494
     "/api/source/encodings/": Budget(elements=2_250, bytes=450_000, scripts=9),
     "/api/source/grids/": Budget(elements=5_000, bytes=565_000, scripts=9),  # 4,530; 510,664
-    "/api/source/lie_groups/": Budget(elements=3_100, bytes=500_000, scripts=9),  # 2,729; 452,444
+    # 2,729 elements and 452,444 bytes; 4,036 and 496,078 with ComRoPE's three functions.
+    "/api/source/lie_groups/": Budget(elements=4_450, bytes=545_000, scripts=9),
     "/api/source/long_context/": Budget(elements=3_600, bytes=490_000, scripts=9),
     "/api/source/mrope/": Budget(elements=3_750, bytes=490_000, scripts=9),  # 3,394
     # 5,716 elements with the translucent diverging map, the cell labels' inks and the method colours.
@@ -87,8 +88,9 @@ BUDGETS = {
     "/guide/": Budget(elements=7_900, bytes=830_000, scripts=9),
     # 6,230 after the exact account of which methods keep scores relative, LongRoPE's search and the caches.
     # 2,532 elements and 482,848 bytes as first written: one figure with its narrow layout and four
-    # displayed proofs.
-    "/lie-groups/": Budget(elements=2_900, bytes=540_000, scripts=9),
+    # displayed proofs; 4,529 and 562,338 with ComRoPE's section (two more displayed proofs and the
+    # inline math of its blocks, its cost and its measurements).
+    "/lie-groups/": Budget(elements=5_000, bytes=620_000, scripts=9),
     "/long-context/": Budget(elements=6_900, bytes=710_000, scripts=15),
     # 1,567 elements and 495,359 bytes: three tables and a figure of 174 layer cells, both layouts inline.
     "/model-atlas/": Budget(elements=1_700, bytes=540_000, scripts=9),

@@ -461,6 +461,17 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("rope_generators", posenc.rope_generators, dict(width=8, axes=2, base=10000.0, layout="halves")),
     ("string_generators", posenc.string_generators, dict(basis=np.linalg.qr(_normal(4, 4))[0], axes=1, base=100.0)),
     ("liere_generators", posenc.liere_generators, dict(width=4, axes=2, seed=3, scale=0.5)),
+    ("comrope_ap_generators", posenc.comrope_ap_generators, dict(matrices=_normal(4, 2, 2), axes=2)),
+    (
+        "comrope_ld_generators",
+        posenc.comrope_ld_generators,
+        dict(matrices=_normal(3, 2, 2), multipliers=[[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]),
+    ),
+    (
+        "comrope_random_generators",
+        posenc.comrope_random_generators,
+        dict(width=8, axes=2, block_size=2, variant="ld", seed=3, scale=0.5),
+    ),
     ("commutator_norm", posenc.commutator_norm, dict(generators=posenc.liere_generators(4, 2, seed=1))),
     (
         "relativity_error",

@@ -1,5 +1,6 @@
 """posenc.lie_groups: the exponential against closed forms and series, RoPE's generators against
-posenc's RoPE, STRING as RoPE in a rotated basis, and the commutator and relativity measures."""
+posenc's RoPE, STRING as RoPE in a rotated basis, ComRoPE's block generators against a block-by-block
+evaluation, and the commutator and relativity measures."""
 
 from __future__ import annotations
 
@@ -137,6 +138,132 @@ def test_liere_generators_are_seeded_and_scaled() -> None:
     assert np.all(np.diagonal(first, axis1=1, axis2=2) == 0)
 
 
+def comrope_rotation_by_blocks(
+    matrices: np.ndarray, multipliers: np.ndarray, owners: np.ndarray, position: np.ndarray
+) -> np.ndarray:
+    """ComRoPE's rotation at one position, one block at a time, as the authors' code evaluates it.
+
+    Block j's exponent is sum_i p_i c_ij (P_j - P_j^T), where c_ij is multipliers[i, j] for LD and
+    1 or 0 by ``owners`` (the axis of each block) for AP; its exponential (power series) goes on
+    the diagonal of a zero matrix.
+    """
+    count, size = matrices.shape[0], matrices.shape[1]
+    rotation = np.zeros((count * size, count * size))
+    for j in range(count):
+        skew = matrices[j] - matrices[j].T
+        weight = sum(position[i] * multipliers[i, j] * (owners[j] in (-1, i)) for i in range(len(position)))
+        rotation[j * size : (j + 1) * size, j * size : (j + 1) * size] = taylor_exp(weight * skew)
+    return rotation
+
+
+@pytest.mark.parametrize("axes, size, per_axis", [(1, 2, 3), (2, 2, 2), (2, 3, 1), (3, 4, 1), (2, 1, 2)])
+def test_comrope_ap_rotates_each_block_by_its_own_axis(axes: int, size: int, per_axis: int) -> None:
+    rng = np.random.default_rng(10 * axes + size)
+    count = axes * per_axis
+    matrices = rng.standard_normal((count, size, size))
+    positions = rng.uniform(-2, 2, size=(3, axes))
+    generators = posenc.comrope_ap_generators(matrices, axes=axes)
+    assert generators.shape == (axes, count * size, count * size)
+    owners = np.arange(count) % axes  # block j belongs to axis j mod axes, as in the authors' mask
+    for rotation, position in zip(posenc.lie_rotation(generators, positions), positions, strict=True):
+        expected = comrope_rotation_by_blocks(matrices, np.ones((axes, count)), owners, position)
+        np.testing.assert_allclose(rotation, expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("axes, size, count", [(1, 2, 3), (2, 2, 2), (2, 3, 3), (3, 4, 2)])
+def test_comrope_ld_scales_each_block_per_axis(axes: int, size: int, count: int) -> None:
+    rng = np.random.default_rng(100 + 10 * axes + size)
+    matrices = rng.standard_normal((count, size, size))
+    multipliers = rng.standard_normal((axes, count))
+    positions = rng.uniform(-2, 2, size=(3, axes))
+    generators = posenc.comrope_ld_generators(matrices, multipliers)
+    assert generators.shape == (axes, count * size, count * size)
+    every_axis = np.full(count, -1)
+    for rotation, position in zip(posenc.lie_rotation(generators, positions), positions, strict=True):
+        expected = comrope_rotation_by_blocks(matrices, multipliers, every_axis, position)
+        np.testing.assert_allclose(rotation, expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["ap", "ld"])
+@pytest.mark.parametrize("size", [2, 3, 4])
+def test_comrope_generators_commute_and_give_relative_scores(variant: str, size: int) -> None:
+    generators = posenc.comrope_random_generators(4 * size, 2, block_size=size, variant=variant, seed=size)
+    assert posenc.commutator_norm(generators) < 1e-12
+    grid = [[row, col] for row in range(4) for col in range(4)]
+    assert posenc.relativity_error(generators, grid) < 1e-11
+    # LieRE's dense generators of the same width and entry size are far from both.
+    dense = posenc.liere_generators(4 * size, 2, seed=size)
+    assert posenc.commutator_norm(dense) > 1.0 and posenc.relativity_error(dense, grid) > 0.1
+
+
+def test_comrope_ap_generators_of_different_axes_multiply_to_zero() -> None:
+    generators = posenc.comrope_random_generators(12, 3, block_size=2, variant="ap", seed=5)
+    for i in range(3):
+        for k in range(3):
+            if i != k:
+                assert not np.any(generators[i] @ generators[k])
+        assert np.any(generators[i])
+
+
+def test_comrope_ap_with_2x2_blocks_and_one_axis_is_rope() -> None:
+    # exp(p (P - P^T)) for a 2x2 P turns the pair by p (P[1, 0] - P[0, 1]) counter-clockwise, as RoPE's
+    # exp(p theta J) does; P with P[1, 0] - P[0, 1] = theta_r gives RoPE's rotation.
+    width = 8
+    frequencies = posenc.rope_frequencies(width)
+    matrices = np.zeros((width // 2, 2, 2))
+    matrices[:, 1, 0] = 0.25 + frequencies
+    matrices[:, 0, 1] = 0.25
+    matrices[:, 0, 0] = np.arange(width // 2)  # the diagonal cancels in P - P^T
+    ids = [0, 1, 5, 300]
+    x = np.random.default_rng(3).standard_normal((len(ids), width))
+    rotations = posenc.lie_rotation(posenc.comrope_ap_generators(matrices, axes=1), np.array(ids, float)[:, None])
+    np.testing.assert_allclose(np.einsum("nij,nj->ni", rotations, x), posenc.rope(x, ids), atol=1e-11)
+
+
+def test_comrope_ld_with_one_multiplier_per_axis_is_the_readme_form() -> None:
+    # The README's form B_i = theta_i (P - P^T): every block of axis i scaled by the same theta_i.
+    rng = np.random.default_rng(8)
+    matrices = rng.standard_normal((3, 4, 4))
+    thetas = np.array([0.5, -2.0])
+    generators = posenc.comrope_ld_generators(matrices, np.repeat(thetas[:, None], 3, axis=1))
+    shared = posenc.comrope_ld_generators(matrices, [[1.0, 1.0, 1.0]])[0]
+    np.testing.assert_allclose(generators, thetas[:, None, None] * shared, rtol=0, atol=0)
+
+
+def test_comrope_random_generators_are_seeded_and_drawn_as_documented() -> None:
+    for variant in ("ap", "ld"):
+        first = posenc.comrope_random_generators(8, 2, block_size=2, variant=variant, seed=4, scale=0.5)
+        again = posenc.comrope_random_generators(8, 2, block_size=2, variant=variant, seed=4, scale=0.5)
+        other = posenc.comrope_random_generators(8, 2, block_size=2, variant=variant, seed=5, scale=0.5)
+        np.testing.assert_array_equal(first, again)
+        assert not np.array_equal(first, other)
+    rng = np.random.default_rng(4)
+    matrices = 0.5 * rng.standard_normal((4, 2, 2))
+    multipliers = rng.standard_normal((2, 4))
+    np.testing.assert_array_equal(
+        posenc.comrope_random_generators(8, 2, block_size=2, variant="ld", seed=4, scale=0.5),
+        posenc.comrope_ld_generators(matrices, multipliers),
+    )
+    np.testing.assert_array_equal(
+        posenc.comrope_random_generators(8, 2, block_size=2, variant="ap", seed=4, scale=0.5),
+        posenc.comrope_ap_generators(matrices, axes=2),
+    )
+
+
+@pytest.mark.parametrize("width", range(1, 25))
+@pytest.mark.parametrize("axes", [1, 2, 3])
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+def test_comrope_ap_accepts_exactly_the_sizes_the_authors_code_accepts(width: int, axes: int, size: int) -> None:
+    # Their code requires head_dim % num_axes == 0 and (head_dim / num_axes) % block_size == 0.
+    accepted_there = width % axes == 0 and (width // axes) % size == 0
+    try:
+        posenc.comrope_random_generators(width, axes, block_size=size, variant="ap", seed=0)
+    except ValueError as error:
+        assert not accepted_there, str(error)
+    else:
+        assert accepted_there
+
+
 @pytest.mark.parametrize(
     "call, rule",
     [
@@ -150,6 +277,29 @@ def test_liere_generators_are_seeded_and_scaled() -> None:
         (lambda: posenc.rope_generators(8, axes=3), "axes must be <= 2"),
         (lambda: posenc.liere_generators(2**11, 1, seed=0), "width must be <= 1024"),
         (lambda: posenc.liere_generators(1024, 2**10, seed=0), "more than posenc's limit"),
+        (lambda: posenc.comrope_ap_generators(np.zeros((3, 2, 2)), axes=2), "axes must divide the number of blocks"),
+        (lambda: posenc.comrope_ap_generators(np.zeros((2, 2, 3)), axes=1), r"matrices must have shape \(m, b, b\)"),
+        (lambda: posenc.comrope_ap_generators(np.zeros((2, 2)), axes=1), "matrices must have 3 axes"),
+        (
+            lambda: posenc.comrope_ap_generators(np.zeros((512, 4, 4)), axes=1),
+            r"matrices' width m \* b must be <= 1024",
+        ),
+        (lambda: posenc.comrope_ld_generators(np.zeros((3, 2, 2)), np.ones((2, 2))), r"multipliers must have shape"),
+        (lambda: posenc.comrope_ld_generators([[[0.0, 1e308], [-1e308, 0.0]]], [[1.0]]), "matrices must be small"),
+        (lambda: posenc.comrope_ld_generators([[[0.0, 1e300], [0.0, 0.0]]], [[1e10]]), "matrices and multipliers"),
+        (
+            lambda: posenc.comrope_random_generators(10, 1, block_size=4, variant="ld", seed=0),
+            "block_size must divide width",
+        ),
+        (
+            lambda: posenc.comrope_random_generators(12, 4, block_size=2, variant="ap", seed=0),
+            "axes must divide width / block_size",
+        ),
+        (lambda: posenc.comrope_random_generators(8, 2, block_size=2, variant="AP", seed=0), "variant must be one of"),
+        (
+            lambda: posenc.comrope_random_generators(1024, 2**10, block_size=2, variant="ld", seed=0),
+            "more than posenc's limit",
+        ),
     ],
 )
 def test_bad_arguments_are_refused_by_name_and_rule(call, rule: str) -> None:

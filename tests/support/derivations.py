@@ -61,6 +61,8 @@ REQUIRED_IDS = [
     "lie-commuting-relative",
     "lie-relative-needs-commuting",
     "string-is-rotated-rope",
+    "comrope-ap-commute",
+    "comrope-ld-commute",
     "fox-constant-gate-is-alibi",
     "stick-breaking-remainder",
     "path-reflections",

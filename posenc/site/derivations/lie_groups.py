@@ -325,3 +325,151 @@ def check_string_is_rotated_rope(rng: np.random.Generator) -> None:
     for generator in generators:
         in_basis = recovered.T @ generator @ recovered
         assert_close(in_basis[mask], np.zeros(int(mask.sum())), "off the 2x2 blocks", atol=1e-8)
+
+
+# ComRoPE: block-diagonal generators with blocks of any size b, at any number of blocks.
+block_size = sp.Symbol("b", positive=True, integer=True)
+block_count = sp.Symbol("n", positive=True, integer=True)
+
+
+def block_diagonals_commute_blockwise() -> None:
+    """Block-diagonal matrices whose blocks commute pairwise commute, at any number of b x b blocks.
+
+    Induction over the number of blocks, b symbolic: with A, C the parts on the first n blocks
+    and P, Q block n, diag(A, P) diag(C, Q) = diag(AC, PQ); if AC = CA (the hypothesis) and
+    PQ = QP (the lemma at block n), the product in the other order is the same. Transposes are
+    taken block by block, so skew-symmetric blocks give a skew-symmetric matrix.
+    """
+    size = block_count * block_size
+    first_a, first_c = sp.MatrixSymbol("A", size, size), sp.MatrixSymbol("C", size, size)
+    next_p, next_q = sp.MatrixSymbol("P", block_size, block_size), sp.MatrixSymbol("Q", block_size, block_size)
+    forward = sp.block_collapse(sp.BlockDiagMatrix(first_a, next_p) * sp.BlockDiagMatrix(first_c, next_q))
+    backward = sp.block_collapse(sp.BlockDiagMatrix(first_c, next_q) * sp.BlockDiagMatrix(first_a, next_p))
+    if not isinstance(forward, sp.BlockDiagMatrix) or forward.diag != (first_a * first_c, next_p * next_q):
+        raise ProofFailure(f"block-diagonal matrices do not multiply block by block: {forward}")
+    if not isinstance(backward, sp.BlockDiagMatrix) or backward.diag != (first_c * first_a, next_q * next_p):
+        raise ProofFailure(f"block-diagonal matrices do not multiply block by block: {backward}")
+    hypothesis = {first_c * first_a: first_a * first_c, next_q * next_p: next_p * next_q}
+    if tuple(block.xreplace(hypothesis) for block in backward.diag) != forward.diag:
+        raise ProofFailure("commuting blocks do not give commuting block-diagonal matrices")
+    transposed = sp.block_collapse(sp.BlockDiagMatrix(first_a, next_p).T)
+    if not isinstance(transposed, sp.BlockDiagMatrix) or transposed.diag != (first_a.T, next_p.T):
+        raise ProofFailure(f"a block-diagonal matrix is not transposed block by block: {transposed}")
+
+
+def trained_block_is_skew() -> sp.MatrixExpr:
+    """``S = P - P^T`` for a b x b matrix P of any size: ``S^T = -S``; returns S."""
+    trained = sp.MatrixSymbol("P", block_size, block_size)
+    skew = trained - trained.T
+    if sp.simplify(skew.T + skew) != sp.ZeroMatrix(block_size, block_size):
+        raise ProofFailure(f"(P - P^T)^T + (P - P^T) = {sp.simplify(skew.T + skew)}, not 0")
+    return skew
+
+
+@derivation(
+    "comrope-ap-commute",
+    title="ComRoPE-AP: axes that own disjoint blocks have commuting generators",
+    statement=(
+        r"L_i = \operatorname{diag}(B_{i1}, \ldots, B_{im}), \qquad\allowbreak"
+        r" B_{ij} = \begin{cases} P_j - P_j^\top & j \equiv i \pmod N \\ 0 & \text{otherwise} \end{cases}"
+        r" \qquad\allowbreak \Longrightarrow\ L_i^\top = -L_i, \ L_i L_k = L_k L_i"
+    ),
+    summary=r"ComRoPE-AP gives each block of $b$ channels to one axis, $j \bmod N$; a generator is zero on the "
+    r"blocks of every other axis, so two generators of different axes multiply to zero in either order. They "
+    r"are skew-symmetric and commute, so the scores are relative (`lie-commuting-relative`).",
+    assumptions=(
+        r"$P_1, \ldots, P_m$ real $b \times b$ matrices, any block size $b$ and any number of blocks $m$",
+        r"$N$ axes with $m$ a multiple of $N$; block $j$ belongs to the one axis $i$ with $j \equiv i \pmod N$",
+    ),
+    steps=(
+        r"$(P_j - P_j^\top)^\top = P_j^\top - P_j$, so every block, and with it every generator, is skew-symmetric "
+        r"(a block-diagonal matrix is transposed block by block).",
+        r"Block-diagonal matrices multiply block by block, so $L_i L_k = \operatorname{diag}(B_{ij} B_{kj})$ and "
+        r"$L_k L_i = \operatorname{diag}(B_{kj} B_{ij})$: they are equal when every pair of blocks commutes.",
+        r"For $i \ne k$ block $j$ has one owner, so $B_{ij}$ or $B_{kj}$ is $0$ and both products are $0$; for "
+        r"$i = k$ a block commutes with itself.",
+        r"SymPy proves the block lemmas for $b \times b$ matrix symbols with $b$ symbolic, and the step from $n$ "
+        r"blocks to $n + 1$ for a symbolic $n$.",
+    ),
+    scope=GENERAL,
+)
+def prove_comrope_ap_commute() -> None:
+    block_diagonals_commute_blockwise()
+    skew = trained_block_is_skew()
+    zero = sp.ZeroMatrix(block_size, block_size)
+    other = sp.MatrixSymbol("S_k", block_size, block_size)
+    # Block j of axes i != k: owned by i, by k or by neither; the product is zero in both orders.
+    for mine, theirs in ((skew, zero), (zero, other), (zero, zero)):
+        for product in (mine * theirs, theirs * mine):
+            if sp.simplify(product) != zero:
+                raise ProofFailure(f"a block product with a zero block is {product}, not 0")
+    if sp.expand(skew * skew - skew * skew) != zero:
+        raise ProofFailure("a block does not commute with itself")
+
+
+@numeric_check("comrope-ap-commute")
+def check_comrope_ap_commute(rng: np.random.Generator) -> None:
+    axes = int(rng.integers(1, 4))
+    size = int(rng.integers(1, 5))
+    count = axes * int(rng.integers(1, 4))
+    matrices = rng.standard_normal((count, size, size))
+    generators = posenc.comrope_ap_generators(matrices, axes=axes)
+    assert_close(generators, -generators.transpose(0, 2, 1), "L_i^T = -L_i", atol=0.0)
+    for i in range(axes):
+        for k in range(axes):
+            if i != k:
+                assert_close(generators[i] @ generators[k], np.zeros_like(generators[i]), "L_i L_k = 0", atol=0.0)
+    positions = rng.uniform(-5, 5, size=(4, axes))
+    assert_close(posenc.relativity_error(generators, positions), 0.0, "relative scores", atol=1e-10)
+
+
+@derivation(
+    "comrope-ld-commute",
+    title="ComRoPE-LD: multiples of one block per block commute",
+    statement=(
+        r"L_i = \operatorname{diag}\big(\theta_{i1} (P_1 - P_1^\top), \ldots, \theta_{im} (P_m - P_m^\top)\big)"
+        r" \qquad\allowbreak \Longrightarrow\ L_i^\top = -L_i, \ L_i L_k = L_k L_i"
+    ),
+    summary=r"ComRoPE-LD gives every axis the same blocks $P_j - P_j^\top$, each scaled by a multiplier of its "
+    r"own. Within a block two axes' generators are multiples of one matrix, so they commute; the generators are "
+    r"skew-symmetric and commute, so the scores are relative (`lie-commuting-relative`).",
+    assumptions=(
+        r"$P_1, \ldots, P_m$ real $b \times b$ matrices, any block size $b$ and any number of blocks $m$",
+        r"real multipliers $\theta_{ij}$, one per axis $i$ and block $j$, any number of axes",
+    ),
+    steps=(
+        r"$\big(\theta (P - P^\top)\big)^\top = \theta (P^\top - P)$: every block, hence every generator, is "
+        r"skew-symmetric.",
+        r"With $S_j = P_j - P_j^\top$, $(\theta_{ij} S_j)(\theta_{kj} S_j) = \theta_{ij}\theta_{kj} S_j^2 = "
+        r"(\theta_{kj} S_j)(\theta_{ij} S_j)$, because scalars commute with matrices.",
+        r"Block-diagonal matrices multiply block by block, so blocks that commute pairwise give commuting "
+        r"generators.",
+        r"SymPy proves the product with a noncommuting symbol for $S_j$ (a matrix of any size) and commuting "
+        r"multipliers, and the block-by-block step from $n$ blocks to $n + 1$ with $n$ and $b$ symbolic.",
+    ),
+    scope=GENERAL,
+)
+def prove_comrope_ld_commute() -> None:
+    block_diagonals_commute_blockwise()
+    skew = trained_block_is_skew()
+    multiplier = sp.Symbol("theta", real=True)
+    if sp.expand((multiplier * skew).T + multiplier * skew) != sp.ZeroMatrix(block_size, block_size):
+        raise ProofFailure("theta (P - P^T) is not skew-symmetric")
+    shared = sp.Symbol("S_j", commutative=False)
+    theta_i, theta_k = sp.symbols("theta_ij theta_kj", real=True)
+    if sp.expand((theta_i * shared) * (theta_k * shared) - (theta_k * shared) * (theta_i * shared)) != 0:
+        raise ProofFailure("multiples of one matrix do not commute")
+
+
+@numeric_check("comrope-ld-commute")
+def check_comrope_ld_commute(rng: np.random.Generator) -> None:
+    axes = int(rng.integers(1, 4))
+    size = int(rng.integers(1, 5))
+    count = int(rng.integers(1, 5))
+    generators = posenc.comrope_ld_generators(
+        rng.standard_normal((count, size, size)), rng.standard_normal((axes, count))
+    )
+    assert_close(generators, -generators.transpose(0, 2, 1), "L_i^T = -L_i", atol=0.0)
+    assert_close(posenc.commutator_norm(generators), 0.0, "the generators commute", atol=1e-12)
+    positions = rng.uniform(-5, 5, size=(4, axes))
+    assert_close(posenc.relativity_error(generators, positions), 0.0, "relative scores", atol=1e-10)

@@ -1,10 +1,10 @@
 """MkDocs hook: what is kept from one build for the next (``site_build.kept``): KaTeX's math,
 highlighted code, the API page's formatted signatures, the search index's entries, the
-``calc`` markers' values and the panels' colours."""
+``calc`` markers' values, the panels' colours and the theme's compiled templates."""
 
 from __future__ import annotations
 
-from site_build import highlighting, kept, search_entries, signatures
+from site_build import highlighting, kept, search_entries, signatures, templates
 
 
 def on_config(config):
@@ -15,6 +15,10 @@ def on_config(config):
 
 def on_pre_build(config):
     kept.forget_builds()
+
+
+def on_env(env, config, files):
+    return templates.install(env)
 
 
 def on_post_build(config):

@@ -112,6 +112,13 @@ def bibtex(entry, site_url: str) -> str:
 ARTICLE_SECTIONS = ("Learn", "Implement")
 
 
+@functools.lru_cache(maxsize=256)
+def _front_matter(markdown: str) -> dict:
+    """A page's front matter, parsed once per text: every page's citation metadata lists the
+    articles, so each article's YAML was otherwise parsed once per page of the site."""
+    return get_data(markdown)[1]
+
+
 def articles(config) -> list[tuple[str, str, str]]:
     """(docs path, URL path, title) of every citable page in the nav's article sections."""
     items = [
@@ -127,7 +134,7 @@ def articles(config) -> list[tuple[str, str, str]]:
         raise PluginError(f"the nav has none of the article sections {ARTICLE_SECTIONS} to cite")
     found = []
     for label, path in items:
-        meta = get_data((paths.DOCS / path).read_text(encoding="utf-8"))[1] if path.endswith(".md") else {}
+        meta = _front_matter((paths.DOCS / path).read_text(encoding="utf-8")) if path.endswith(".md") else {}
         if meta.get("cite", True) is False:
             continue
         stem = posixpath.splitext(path)[0]

@@ -11,11 +11,13 @@ Design history: docs/design-notes.md#first-paint
 from __future__ import annotations
 
 import html.parser
+import pathlib
 import re
 
 from mkdocs.exceptions import PluginError
 
 from . import paths
+from .kept import Kept, digest
 
 # The article rule of posenc.css's content-visibility, with or without the :not(:has(...)) that
 # exempts derivation pages: it skips the children from :nth-child(n+K) on.
@@ -99,12 +101,12 @@ def child_ends(inside: str, wanted: int) -> tuple[list[int], int | None]:
     return ends, None
 
 
-def mark_first_screen(page_html: str, blocks: int = FIRST_SCREEN_BLOCKS) -> str:
-    """``page_html`` with FIRST_SCREEN_MARKER after its article's first ``blocks`` children, or
-    at the article's end when it has no more; unchanged when it has no article."""
+def _marker_offset(page_html: str, blocks: int) -> int | None:
+    """Where FIRST_SCREEN_MARKER goes in ``page_html`` (see :func:`mark_first_screen`), or None
+    when the page has no article."""
     start = page_html.find(ARTICLE_OPENING)
     if start < 0:
-        return page_html
+        return None
     inside = page_html[start + len(ARTICLE_OPENING) :]
     ends, closed = child_ends(inside, blocks)
     if len(ends) >= blocks:
@@ -113,13 +115,33 @@ def mark_first_screen(page_html: str, blocks: int = FIRST_SCREEN_BLOCKS) -> str:
         at = closed
     else:
         raise ValueError("the page's article is never closed")
-    at += start + len(ARTICLE_OPENING)
-    return page_html[:at] + FIRST_SCREEN_MARKER + page_html[at:]
+    return at + start + len(ARTICLE_OPENING)
+
+
+def _with_marker(page_html: str, at: int | None) -> str:
+    return page_html if at is None else page_html[:at] + FIRST_SCREEN_MARKER + page_html[at:]
+
+
+def mark_first_screen(page_html: str, blocks: int = FIRST_SCREEN_BLOCKS) -> str:
+    """``page_html`` with FIRST_SCREEN_MARKER after its article's first ``blocks`` children, or
+    at the article's end when it has no more; unchanged when it has no article."""
+    return _with_marker(page_html, _marker_offset(page_html, blocks))
+
+
+# The scan reads every tag up to the marker, a figure's SVG included: a few tenths of a second a
+# build, for pages that a one-page edit leaves as they were. Kept per page HTML and block count.
+MARKS = Kept("first-paint", lambda: [pathlib.Path(__file__).read_text(encoding="utf-8")])
 
 
 def marked(output: str, name: str) -> str:
     """``output``, the written page ``name``, with the marker; an error names the page."""
-    try:
-        return mark_first_screen(output)
-    except ValueError as error:
-        raise PluginError(f"{name}: {error}") from error
+    key = digest([output, str(FIRST_SCREEN_BLOCKS)])
+    at = MARKS.get(key)
+    if not isinstance(at, int):
+        try:
+            found = _marker_offset(output, FIRST_SCREEN_BLOCKS)
+        except ValueError as error:
+            raise PluginError(f"{name}: {error}") from error
+        at = -1 if found is None else found  # -1: no article, nothing to mark
+        MARKS.put(key, at)
+    return _with_marker(output, None if at < 0 else at)

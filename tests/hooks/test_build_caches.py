@@ -5,13 +5,16 @@ key, sees it served (so the cache is read), then changes one input and sees the 
 
 from __future__ import annotations
 
+import base64
 import json
 import pathlib
 import shutil
 import subprocess
 import types
 
+import jinja2
 import pytest
+from mkdocs.exceptions import PluginError
 from site_build import (
     first_paint,
     highlighting,
@@ -24,6 +27,7 @@ from site_build import (
     paths,
     search_entries,
     signatures,
+    templates,
 )
 from support.first_paint_reference import reference_mark
 
@@ -439,3 +443,49 @@ TRICKY_ARTICLES = [
 def test_the_first_paint_scan_agrees_with_html_parser(children, blocks):
     page = f"<body>{first_paint.ARTICLE_OPENING}{children}</article><footer></footer></body>"
     assert first_paint.mark_first_screen(page, blocks) == reference_mark(page, blocks)
+
+
+def test_the_first_paint_marker_is_kept_per_page_html(cache):
+    first_paint.MARKS.forget_build()
+    blocks = first_paint.FIRST_SCREEN_BLOCKS
+    page = f"<body>{first_paint.ARTICLE_OPENING}" + "<p>a</p>" * (blocks + 2) + "</article></body>"
+    right = first_paint.marked(page, "page.md")
+    assert right == first_paint.mark_first_screen(page)
+    first_paint.MARKS.save()
+    (key,) = first_paint.MARKS.used
+    first_paint.MARKS.file().write_text(json.dumps({key: 6}), encoding="utf-8")
+    first_paint.MARKS.forget_build()
+    assert first_paint.marked(page, "page.md") == page[:6] + first_paint.FIRST_SCREEN_MARKER + page[6:]
+    # Another page's HTML is scanned afresh; a page without an article is left as it is.
+    other = page.replace("<p>a</p>", "<p>b</p>", 1)
+    assert first_paint.marked(other, "page.md") == first_paint.mark_first_screen(other)
+    assert first_paint.marked("<body>no article</body>", "page.md") == "<body>no article</body>"
+    assert first_paint.marked("<body>no article</body>", "page.md") == "<body>no article</body>"  # kept as -1
+    with pytest.raises(PluginError, match="page.md: the page's article is never closed"):
+        first_paint.marked(f"<body>{first_paint.ARTICLE_OPENING}<p>open", "page.md")
+
+
+def _templates_env(source: str, **settings) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.DictLoader({"page.html": source}), **settings)
+    return templates.install(env)
+
+
+def test_compiled_templates_are_kept_per_template_source_and_environment(cache):
+    templates.COMPILED.forget_build()
+    assert _templates_env("B{{ x }}").get_template("page.html").render(x=1) == "B1"
+    templates.COMPILED.save()
+    (key,) = templates.COMPILED.used
+    # Another template's code planted under the key, with this source's checksum: it is what loads.
+    env = _templates_env("B{{ x }}")
+    planted = jinja2.bccache.Bucket(env, key, jinja2.BytecodeCache().get_source_checksum("B{{ x }}"))
+    planted.code = env.compile("wrong {{ x }}", "page.html", None)
+    templates.COMPILED.file().write_text(
+        json.dumps({key: base64.b64encode(planted.bytecode_to_string()).decode("ascii")}), encoding="utf-8"
+    )
+    templates.COMPILED.forget_build()
+    assert _templates_env("B{{ x }}").get_template("page.html").render(x=1) == "wrong 1"
+    # An edited template, or an environment that compiles differently, is compiled again.
+    templates.COMPILED.forget_build()
+    assert _templates_env("C{{ x }}").get_template("page.html").render(x=1) == "C1"
+    templates.COMPILED.forget_build()
+    assert _templates_env("B{{ x }}", trim_blocks=True).get_template("page.html").render(x=1) == "B1"

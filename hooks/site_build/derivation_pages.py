@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 import posenc
-from posenc.site.registry import GENERAL
+from posenc.site.registry import GENERAL, Stated
 
 from . import citations, paths
 
@@ -29,17 +29,9 @@ INDEX_SRC = "derivations/index.md"
 
 
 @dataclass(frozen=True)
-class Shown:
+class Shown(Stated):
     """A derivation as the report gives it: what its page, its index line and its markers show."""
 
-    id: str
-    title: str
-    statement: str
-    summary: str
-    assumptions: tuple[str, ...]
-    steps: tuple[str, ...]
-    scope: str
-    scope_label: str
     topic: str
     topic_title: str
     source_file: str  # the module that proves it, such as posenc/site/derivations/rope.py

@@ -30,8 +30,10 @@ class ProofFailure(AssertionError):
 
 
 @dataclass(frozen=True)
-class Derivation:
-    """One citable identity. See the module docstring for the meaning of each part."""
+class Stated:
+    """What readers read of a derivation: its ID, title, displayed statement, summary, assumptions,
+    proof steps and scope. The site's build reads these from the verify report without the proofs
+    (``posenc.site.verify.shown``)."""
 
     id: str
     title: str
@@ -40,6 +42,17 @@ class Derivation:
     assumptions: tuple[str, ...]
     steps: tuple[str, ...]
     scope: str
+
+    @property
+    def scope_label(self) -> str:
+        """The scope as readers see it: "in general", or the sizes followed by "only"."""
+        return "in general" if self.scope == GENERAL else f"{self.scope} only"
+
+
+@dataclass(frozen=True)
+class Derivation(Stated):
+    """One citable identity. See the module docstring for the meaning of each part."""
+
     prove: Callable[[], None]
     check: Callable[[np.random.Generator], None] | None = None
     # Proofs take well under a second; the budget catches a runaway simplify, with room for
@@ -49,11 +62,6 @@ class Derivation:
     # The module the proof is in (posenc/site/derivations/<topic>.py): the Derivations index
     # groups its entries under this, so a new proof goes beside those of its topic.
     topic: str = field(default="", compare=False)
-
-    @property
-    def scope_label(self) -> str:
-        """The scope as readers see it: "in general", or the sizes followed by "only"."""
-        return "in general" if self.scope == GENERAL else f"{self.scope} only"
 
 
 REGISTRY: dict[str, Derivation] = {}

@@ -79,7 +79,6 @@ def shown(entry: Derivation) -> dict[str, object]:
         "assumptions": list(entry.assumptions),
         "steps": list(entry.steps),
         "scope": entry.scope,
-        "scope_label": entry.scope_label,
         "topic": entry.topic,
         "topic_title": TOPICS.get(entry.topic, entry.topic),
         "source_file": module_path,

@@ -236,7 +236,7 @@ def test_the_report_holds_what_the_site_shows_of_every_derivation_in_the_index_o
     assert (
         shown["title"] == later.title and shown["statement"] == later.statement and shown["steps"] == list(later.steps)
     )
-    assert shown["scope_label"] == later.scope_label and shown["checked"] is True
+    assert shown["scope"] == later.scope and shown["checked"] is True
     assert inspect.getsource(later_proof) in shown["code"] and "earlier_proof" not in shown["code"]
     assert shown["source_file"] == "tests/library/test_derivations.py"  # as the repository names the file
 

@@ -132,11 +132,12 @@ def _definitions(body: list[ast.stmt]) -> dict[str, ast.ClassDef | ast.FunctionD
     return {node.name: node for node in body if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)}
 
 
-def definition_lines(path: str) -> tuple[str, int, int]:
-    """(module, first line, last line) of the definition of the object with dotted path ``path``."""
+def definition_lines(path: str, modules: list[str]) -> tuple[str, int, int]:
+    """(module, first line, last line) of the definition of the object with dotted path ``path``,
+    one of those of the documented ``modules``."""
     # The longest documented module the path starts with (posenc.encodings, posenc.site.plotting).
     module_name = max(
-        (name for name in documented_modules() if path == name or path.startswith(name + ".")),
+        (name for name in modules if path == name or path.startswith(name + ".")),
         key=len,
         default=".".join(path.split(".")[:2]),
     )
@@ -156,8 +157,10 @@ def definition_lines(path: str) -> tuple[str, int, int]:
 def with_source_links(page_html: str, page_url: str, files) -> str:
     """The API page's HTML with a link after each object's heading to its lines on its module's source page."""
 
+    modules = documented_modules()  # read once for the page's objects
+
     def linked(match: re.Match) -> str:
-        module_name, first, last = definition_lines(match["path"])
+        module_name, first, last = definition_lines(match["path"], modules)
         page_file = files.get_file_from_path(f"{SOURCE_FOLDER}/{module_name.rsplit('.', 1)[1]}.md")
         if page_file is None:
             raise PluginError(f"{API_PAGE}: {match['path']} has no source page (no `::: {module_name}` line)")

@@ -54,13 +54,11 @@ def _derivations_in(report_path: pathlib.Path) -> dict[str, Shown]:
             raise PluginError(f"derivations not proved in the last `make verify`: {', '.join(failed)}")
         fields = [name for name in Shown.__dataclass_fields__ if name != "id"]
         try:
+            # JSON has lists where the entry has tuples (its assumptions and steps).
             entries = {
                 identifier: Shown(
                     identifier,
-                    **{
-                        name: tuple(record[name]) if name in ("assumptions", "steps") else record[name]
-                        for name in fields
-                    },
+                    **{name: tuple(value) if isinstance(value := record[name], list) else value for name in fields},
                 )
                 for identifier, record in report.items()
             }

@@ -10,8 +10,8 @@ The stores here hold what profiling showed to cost most in a one-page edit after
 keeps its formulas in a store too, in ``katex``): Pygments' highlighting of every code block,
 the API page's signatures as the code formatter lays them out, the search plugin's index entries
 of every page, the values of the pages' ``calc`` markers, the colours the panels name (which
-would otherwise import Matplotlib), where each page's first-paint marker goes and the theme's
-templates as Jinja compiles them.
+would otherwise import Matplotlib), where each page's first-paint marker goes, the theme's
+templates as Jinja compiles them and each page's Markdown converted to HTML (``rendered_pages``).
 Each is a pure function of its key; ``tests/hooks/test_build_caches.py`` plants a wrong entry
 under each key, sees it served, then changes each input and sees the right result, and
 ``tests/builds/test_cached_builds.py`` holds a build from the caches to the bytes of one without.

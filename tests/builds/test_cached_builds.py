@@ -54,7 +54,8 @@ def test_a_build_from_its_caches_is_the_build_without_them(cold_and_warm):
     cold, warm, cache = cold_and_warm
     # Every cache was written and then read (the KaTeX HTML, the cut fonts and stylesheet, the
     # executed notebook, the commit dates, the highlighted code, the formatted signatures, the
-    # search entries, the calc values, the panels' colours, the first-paint markers, the compiled templates).
+    # search entries, the calc values, the panels' colours, the first-paint markers, the compiled templates,
+    # the pages' converted Markdown).
     assert {folder.name for folder in cache.iterdir()} >= {
         "katex",
         "fonts",
@@ -67,6 +68,7 @@ def test_a_build_from_its_caches_is_the_build_without_them(cold_and_warm):
         "palettes",
         "first-paint",
         "templates",
+        "rendered-pages",
     }
     first, second = _files(cold), _files(warm)
     # The sitemap holds the build date, the same within a day; a build across midnight would differ there.

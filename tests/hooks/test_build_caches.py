@@ -25,6 +25,7 @@ from site_build import (
     notebooks,
     panels,
     paths,
+    rendered_pages,
     search_entries,
     signatures,
     templates,
@@ -489,3 +490,128 @@ def test_compiled_templates_are_kept_per_template_source_and_environment(cache):
     assert _templates_env("C{{ x }}").get_template("page.html").render(x=1) == "C1"
     templates.COMPILED.forget_build()
     assert _templates_env("B{{ x }}", trim_blocks=True).get_template("page.html").render(x=1) == "B1"
+
+
+# --- each page's Markdown converted to HTML -----------------------------------------------
+
+
+@pytest.fixture
+def project(tmp_path, cache, monkeypatch):
+    """A two-page MkDocs project with the autorefs plugin, its files and a way to convert a page
+    as a build does (the plugin's page hook first, which tells it the page being converted)."""
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import get_files
+    from mkdocs.structure.pages import Page
+
+    root = tmp_path / "project"
+    (root / "docs").mkdir(parents=True)
+    (root / "hooks").mkdir()
+    (root / "hooks" / "hook.py").write_text("# a hook\n", encoding="utf-8")
+    (root / "mkdocs.yml").write_text(
+        "site_name: test\nplugins: [autorefs]\nmarkdown_extensions: [toc]\nvalidation: {links: {anchors: warn}}\n",
+        encoding="utf-8",
+    )
+    (root / "docs" / "index.md").write_text("# Home\n\nSee [the section](other.md#part).\n", encoding="utf-8")
+    (root / "docs" / "other.md").write_text("# Other\n\n## Part\n\nText.\n", encoding="utf-8")
+    monkeypatch.setattr(paths, "ROOT", root)
+    rendered_pages.RENDERED.forget_build()
+    rendered_pages.forget_files()
+    rendered_pages.install()
+    config = load_config(str(root / "mkdocs.yml"))
+    config.plugins.on_config(config)
+    files = get_files(config)
+    autorefs = config.plugins["autorefs"]
+
+    def convert(src: str, markdown: str | None = None, files=files) -> Page:
+        page = Page(None, files.get_file_from_path(src), config)
+        page.read_source(config)
+        page.markdown = autorefs.on_page_markdown(markdown or page.markdown, page=page)
+        page.render(config, files)
+        return page
+
+    # The site's files as a new build would list them.
+    return types.SimpleNamespace(
+        config=config, files=files, convert=convert, listed=lambda: get_files(config), root=root
+    )
+
+
+def _plant_content(replace: str, by: str) -> None:
+    stored = json.loads(rendered_pages.RENDERED.file().read_text(encoding="utf-8"))
+    for entry in stored.values():
+        entry["content"] = entry["content"].replace(replace, by)
+    rendered_pages.RENDERED.file().write_text(json.dumps(stored), encoding="utf-8")
+    rendered_pages.RENDERED.forget_build()
+    rendered_pages.forget_files()
+
+
+def test_a_converted_page_is_kept_with_its_contents_anchors_and_links(project):
+    first = project.convert("other.md")
+    rendered_pages.RENDERED.save()
+    _plant_content("Text.", "Planted.")
+    autorefs = project.config.plugins["autorefs"]
+    autorefs._primary_url_map.clear()
+    again = project.convert("other.md")
+    # Served from the store: the planted HTML, with the same contents, title and ids, and the
+    # heading anchors registered with autorefs again although nothing was converted.
+    assert "Planted." in again.content and "Text." in first.content
+    assert [(item.title, item.id, [child.id for child in item.children]) for item in again.toc] == [
+        ("Other", "other", ["part"])
+    ]
+    assert again.title == first.title == "Other" and again.present_anchor_ids == first.present_anchor_ids
+    assert autorefs._primary_url_map["part"] == ["other/#part"]
+    # The links to other pages' anchors, which MkDocs checks once every page is converted.
+    home = project.convert("index.md")
+    rendered_pages.RENDERED.save()
+    _plant_content("the section", "planted")
+    kept_home = project.convert("index.md")
+    assert "planted" in kept_home.content
+    assert (
+        kept_home.links_to_anchors
+        == home.links_to_anchors
+        == {project.files.get_file_from_path("other.md"): {"part": "other.md#part"}}
+    )
+
+
+def test_a_kept_page_is_converted_again_when_its_markdown_place_or_the_files_change(project):
+    project.convert("other.md")
+    rendered_pages.RENDERED.save()
+    _plant_content("Text.", "Planted.")
+    assert "Planted." in project.convert("other.md").content
+    # Its Markdown as the hooks leave it.
+    assert "Planted." not in project.convert("other.md", "# Other\n\n## Part\n\nText!\n").content
+    # The same Markdown at another place in the site.
+    (project.root / "docs" / "moved.md").write_text("# Other\n\n## Part\n\nText.\n", encoding="utf-8")
+    assert "Planted." not in project.convert("moved.md", files=project.listed()).content
+    # Another file in the site: a link that did not resolve may now.
+    (project.root / "docs" / "new.md").write_text("# New\n", encoding="utf-8")
+    assert "Planted." not in project.convert("other.md", files=project.listed()).content
+    assert "Planted." in project.convert("other.md").content
+
+
+@pytest.mark.parametrize("changed", ["mkdocs.yml", "hook", "distribution"])
+def test_a_new_configuration_hook_or_package_never_reads_the_old_pages(project, monkeypatch, changed):
+    project.convert("other.md")
+    rendered_pages.RENDERED.save()
+    _plant_content("Text.", "Planted.")
+    assert "Planted." in project.convert("other.md").content
+    if changed == "mkdocs.yml":
+        with (project.root / "mkdocs.yml").open("a", encoding="utf-8") as config:
+            config.write("# edited\n")
+    elif changed == "hook":
+        (project.root / "hooks" / "hook.py").write_text("# an edited hook\n", encoding="utf-8")
+    else:
+        installed = list(rendered_pages.metadata.distributions())
+        bumped = types.SimpleNamespace(metadata={"Name": "Markdown"}, version="0.0.1")
+        monkeypatch.setattr(rendered_pages.metadata, "distributions", lambda: [*installed, bumped])
+    rendered_pages.RENDERED.forget_build()
+    assert "Planted." not in project.convert("other.md").content
+
+
+def test_a_conversion_that_logged_or_calls_mkdocstrings_is_not_kept(project, caplog):
+    project.convert("index.md", "# Home\n\nA [dead link](missing.md).\n")
+    assert any("missing.md" in record.getMessage() for record in caplog.records)
+    assert rendered_pages.RENDERED.used == {}
+    project.convert("index.md", "# Home\n\n::: posenc.rope\n")
+    assert rendered_pages.RENDERED.used == {}
+    project.convert("index.md")
+    assert len(rendered_pages.RENDERED.used) == 1

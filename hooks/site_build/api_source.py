@@ -82,8 +82,9 @@ def _parts(code: str) -> list[tuple[int, str]]:
     (first line number, text). A top-level statement starts on a line of its own outside any
     string, so each part highlights as it does in the whole file."""
     lines = code.splitlines(keepends=True)
+    # The tree the API page's links are found in too: each module is parsed once per build.
     starts = sorted(
-        {min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) for node in ast.parse(code).body}
+        {min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) for node in _parsed(code).body}
     )
     cuts, first = [], 1
     for start in starts:
@@ -121,7 +122,7 @@ def source_page(source_file: str) -> str:
 
 @functools.lru_cache(maxsize=32)
 def _parsed(code: str) -> ast.Module:
-    """The syntax tree of ``code``, parsed once for all the objects of its module."""
+    """The syntax tree of ``code``, parsed once for its source page and all the objects of its module."""
     return ast.parse(code)
 
 

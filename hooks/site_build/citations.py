@@ -512,7 +512,12 @@ BIBTEX_CLASS = "posenc-bibtex"
 
 def reference_block(record: BibRecord, title_link: str | None = None, own: bool = False) -> str:
     """A formatted entry as a paragraph of its own class."""
-    return f"{formatted_entry(record, title_link, own)}\n{{ .{REFERENCE_CLASS} }}"
+    return _reference_paragraph(formatted_entry(record, title_link, own))
+
+
+def _reference_paragraph(entry: str) -> str:
+    """The formatted ``entry`` (Markdown) as a paragraph of the references' class."""
+    return f"{entry}\n{{ .{REFERENCE_CLASS} }}"
 
 
 def folded_bibtex(record_text: str) -> str:
@@ -538,13 +543,15 @@ def bibliography_markdown(markdown: str, page) -> str:
     page_src = page.file.src_uri
     lines = markdown.split("\n")
     out: list[str] = []
-    entry: tuple[BibRecord, list[str]] | None = None
+    # (record, its formatted entry, the prose under it): formatting every entry of the
+    # bibliography is most of this page's time, so each is formatted once.
+    entry: tuple[BibRecord, str, list[str]] | None = None
     keys: set[str] = set()
 
     def close_entry() -> None:
         if entry is None:
             return
-        record, prose = entry
+        record, formatted, prose = entry
         text = "\n".join(prose).strip()
         if not text:
             raise PluginError(f"{page_src}: entry {record.key!r} needs a paragraph saying what the site takes from it")
@@ -552,7 +559,7 @@ def bibliography_markdown(markdown: str, page) -> str:
             [
                 f"### {markdown_escape(heading_title(record))} {{ #{record.key} }}",
                 "",
-                reference_block(record),
+                _reference_paragraph(formatted),
                 "",
                 text,
                 "",
@@ -572,13 +579,13 @@ def bibliography_markdown(markdown: str, page) -> str:
             close_entry()
             try:
                 record = parse_record("\n".join(lines[position + 1 : close]))
-                formatted_entry(record)  # refuse a record that cannot be formatted, naming the page
+                formatted = formatted_entry(record)  # a record that cannot be formatted is refused, naming the page
             except PluginError as error:
                 raise PluginError(f"{page_src}: {error}") from error
             if record.key in keys:
                 raise PluginError(f"{page_src}: two entries have the key {record.key!r}")
             keys.add(record.key)
-            entry = (record, [])
+            entry = (record, formatted, [])
             position = close + 1
             continue
         opening = re.match(r"(`{3,}|~{3,})", line)
@@ -591,7 +598,7 @@ def bibliography_markdown(markdown: str, page) -> str:
         elif fence is None and line.startswith("#"):
             close_entry()
             entry = None
-        (entry[1] if entry is not None else out).append(line)
+        (entry[2] if entry is not None else out).append(line)
         position += 1
     close_entry()
     return "\n".join(out)

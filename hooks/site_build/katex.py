@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from importlib import metadata
 
 from mkdocs.exceptions import PluginError
@@ -170,7 +171,7 @@ def formula_parts(rendered: str, where: str) -> tuple[str, list[str], str]:
     return rendered[: start + len(KATEX_HTML_OPEN)], parts, rendered[position:]
 
 
-def display_runs(parts: list[str]) -> tuple[list[str], float]:
+def display_runs(parts: Sequence[str]) -> tuple[list[str], float]:
     """The parts of a display equation grouped into runs, each ending after an \\allowbreak (the
     last run at the end), and the widest space dropped from the end of a run (in ems), which
     posenc.css puts back between runs that share a line. A space at a line's end would push
@@ -187,6 +188,22 @@ def display_runs(parts: list[str]) -> tuple[list[str], float]:
             runs.append(body + "</span>")
             run = ""
     return runs + ([run] if run else []), gap
+
+
+# {KaTeX's HTML of a formula: its parts and how many characters it draws}: the site shows the
+# same formulas on many pages (and again on each build of ``mkdocs serve``), and cutting a
+# formula into its parts is a pure function of its HTML.
+_SHAPES: dict[str, tuple[str, tuple[str, ...], str, int]] = {}
+
+
+def _shape(rendered: str, where: str) -> tuple[str, tuple[str, ...], str, int]:
+    """:func:`formula_parts` of ``rendered`` and the number of characters it draws, each found once."""
+    shape = _SHAPES.get(rendered)
+    if shape is None:
+        head, parts, end = formula_parts(rendered, where)
+        shape = (head, tuple(parts), end, len(drawn_characters(rendered, where, distinct=False)))
+        _SHAPES[rendered] = shape
+    return shape
 
 
 def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
@@ -208,7 +225,7 @@ def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
     relations and operators) before that part and still fits a phone's line.
     """
     rendered = KATEX.render(tex, display, where)
-    head, parts, end = formula_parts(rendered, where)
+    head, parts, end, drawn = _shape(rendered, where)
     if display:
         if not any(ALLOWBREAK in part for part in parts):
             return f'<div class="posenc-math">{rendered}</div>'
@@ -217,7 +234,7 @@ def math_html(tex: str, display: bool, where: str, tail: str = "") -> str:
         return (
             f'<div class="posenc-math posenc-math--runs" style="--posenc-run-gap:{gap:.4g}em">{head}{spans}{end}</div>'
         )
-    short = len(drawn_characters(rendered, where, distinct=False)) <= SHORT_INLINE
+    short = drawn <= SHORT_INLINE
     if not tail and (len(parts) == 1 or not short):
         return rendered  # nothing to hold together
     kept = 0 if short else len(parts) - 1
@@ -257,11 +274,15 @@ FONT_PRELOADS_MARK = "<!-- posenc:math-font-preloads -->"
 
 def math_faces(page_html: str) -> list[str]:
     """The KaTeX faces the math in ``page_html`` is drawn in (none for a page without math)."""
-    class_sets = {frozenset(value.split()) for value in CLASS_ATTRIBUTE.findall(page_html)}
+    # A page repeats a few class attributes thousands of times (KaTeX's spans): each distinct one
+    # is split once. An entry whose classes are not all on the page somewhere cannot be on one
+    # element, so only the entries that pass that cheap test are looked for element by element.
+    class_sets = {frozenset(value.split()) for value in set(CLASS_ATTRIBUTE.findall(page_html))}
+    present = frozenset().union(*class_sets)
     return [
         face
         for face, entries in FACE_CLASSES.items()
-        if any(entry <= classes for entry in entries for classes in class_sets)
+        if any(entry <= present and any(entry <= classes for classes in class_sets) for entry in entries)
     ]
 
 

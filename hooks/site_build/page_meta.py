@@ -9,16 +9,33 @@ Design history: docs/design-notes.md#page-metadata
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import citations, last_change, link_previews
 from .front_matter import page_title
 
 PDF_NAME = "posenc.pdf"  # in the cited release's folder (make pdf)
 
 
+# The articles of the build under way, listed once: every page's head asks for the same list, and
+# listing it reads each article's file (``forget_build`` clears it before each build).
+_THIS_BUILD: dict[str, Any] = {}
+
+
+def _articles(config) -> list[tuple[str, str, str]]:
+    """``citations.articles(config)``, listed once for ``config`` (the one object a build passes
+    to every page; holding it here keeps another config from being taken for it)."""
+    if _THIS_BUILD.get("config") is not config:
+        _THIS_BUILD.clear()
+        _THIS_BUILD["config"] = config
+        _THIS_BUILD["articles"] = citations.articles(config) if config["nav"] else []  # a site without a nav lists none
+    return _THIS_BUILD["articles"]
+
+
 def _citable_urls(config) -> dict[str, str]:
     """{docs path: URL to cite} for the home page and every article the Cite page lists."""
     root = citations.cited_root(config["site_url"])
-    articles = citations.articles(config) if config["nav"] else []  # a site without a nav lists none
+    articles = _articles(config)
     urls = {path: root + url_path for path, url_path, _ in articles}
     urls["index.md"] = root
     return urls
@@ -53,7 +70,8 @@ def citation_tags(page, config) -> list[tuple[str, str, str]]:
 
 
 def forget_build() -> None:
-    """Read the repository afresh for this build (what git said is kept for one build only)."""
+    """Read the repository afresh for this build (what git said, and the articles, are kept for one build only)."""
+    _THIS_BUILD.clear()
     last_change.forget_build()
 
 

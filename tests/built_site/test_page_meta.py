@@ -25,6 +25,7 @@ from site_build import citations, last_change, link_previews, page_meta, paths
 from support.hooks import fake_page
 
 import posenc
+import posenc.site.derivations  # fills REGISTRY: the build reads the report, not the registry
 from posenc.site.registry import REGISTRY
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

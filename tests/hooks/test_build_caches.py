@@ -164,6 +164,30 @@ def test_the_notebook_execution_key_follows_the_library_the_kernels_and_the_envi
     assert len(set(keys)) == len(keys), keys
 
 
+def test_the_execution_key_reads_each_distribution_as_the_e_mail_parser_does(tmp_path):
+    """The quick reading of "Name==Version" gives what ``importlib.metadata`` gives, for every
+    installed distribution and for headers it must leave to the e-mail parser."""
+    installed = sorted({notebooks.sysconfig.get_paths()[key] for key in ("purelib", "platlib")})
+    found = list(notebooks.metadata.distributions(path=installed))
+    assert found
+    headers = {
+        "plain": "Metadata-Version: 2.1\nName: plain\nVersion: 1.0\n\nBody: not a field\n",
+        "lower": "metadata-version: 2.1\nname:lower\nversion: \t2.0 \nName: second\n\n",
+        "continued-name": "Metadata-Version: 2.1\nName: first\n  part\nVersion: 1\n\n",
+        "continued-other": "Metadata-Version: 2.1\nLicense: a\n  long text\nName: lic\nVersion: 3\n\n",
+        "returns": "Metadata-Version: 2.1\r\nName: crlf\r\nVersion: 4\r\n\r\n",
+        "not-a-field": "Metadata-Version: 2.1\nNot a field: x\nName: late\nVersion: 5\n\n",
+        "no-body": "Metadata-Version: 2.1\nName: nobody\nVersion: 6\n",
+    }
+    for folder, text in headers.items():
+        info = tmp_path / f"{folder}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(text, encoding="utf-8", newline="")
+        found.append(notebooks.metadata.PathDistribution(info))
+    for dist in found:
+        assert notebooks.installed_release(dist) == f"{dist.metadata['Name']}=={dist.version}", dist
+
+
 def test_the_notebook_cache_is_turned_on_in_the_folder_of_the_execution_key(cache):
     plugin = types.SimpleNamespace(config={"execute": True, "cache": False, "cache_dir": ".cache"})
     config = types.SimpleNamespace(plugins={"mkdocs-jupyter": plugin})

@@ -16,7 +16,7 @@ def on_config(config):
 
 def on_pre_build(config):
     kept.forget_builds()
-    rendered_pages.forget_files()
+    rendered_pages.forget_build()
 
 
 def on_env(env, config, files):

@@ -28,7 +28,7 @@ import pathlib
 import posixpath
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -432,53 +432,69 @@ class PartCache:
 
 
 class Printer:
-    """One Chromium, started by ``start`` or when the first part is not in the cache."""
+    """Headless Chromium printing HTML documents to PDF, driven from a thread of its own: Playwright's
+    objects belong to the thread that made them, and so Chromium starts (``start``) and opens the
+    first print's page while the main thread reads the site."""
 
-    def __init__(self, site: pathlib.Path, cache: PartCache) -> None:
+    def __init__(self, site: pathlib.Path) -> None:
         self.site = site.resolve()
-        self.cache = cache
+        self._thread = ThreadPoolExecutor(max_workers=1)
         self._playwright = None
         self._browser = None
-        self.printed: list[str] = []
+        self._ready = None  # (context, page) opened for the next print
+        self._closing: Future | None = None
 
     def __enter__(self) -> Printer:
         return self
 
     def __exit__(self, *exc) -> None:
+        try:
+            self.stop().result()
+        finally:
+            self._thread.shutdown()
+
+    def stop(self) -> Future:
+        """Close Chromium in the background (what is left to do, such as joining, goes on meanwhile)."""
+        if self._closing is None:
+            self._closing = self._thread.submit(self._close)
+        return self._closing
+
+    def start(self) -> None:
+        """Launch Chromium and open a page for the first print, in the background. A launch that
+        fails there is tried again, and its error raised, by the first print."""
+        self._thread.submit(self._start)
+
+    def print(self, document: str) -> tuple[bytes, list[str]]:
+        """Chromium's PDF of ``document``, the site's files served beside it, and the site files it asked for."""
+        return self._thread.submit(self._print, document).result()
+
+    def _start(self):
+        if self._browser is None:
+            from playwright.sync_api import sync_playwright
+
+            if self._playwright is None:
+                self._playwright = sync_playwright().start()
+            self._browser = self._playwright.chromium.launch(
+                executable_path=CHROMIUM,
+                args=["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"],
+            )
+            self._ready = self._open()
+        return self._browser
+
+    def _open(self):
+        width_px = round((PAGE_WIDTH_MM - MARGIN_MM["left"] - MARGIN_MM["right"]) / 25.4 * 96)
+        context = self._start().new_context(color_scheme="light", viewport={"width": width_px, "height": 1000})
+        page = context.new_page()
+        page.emulate_media(media="print")
+        return context, page
+
+    def _close(self) -> None:
         if self._browser is not None:
             self._browser.close()
         if self._playwright is not None:
             self._playwright.stop()
 
-    def start(self):
-        """The browser, launched on the first call."""
-        if self._browser is None:
-            from playwright.sync_api import sync_playwright
-
-            self._playwright = sync_playwright().start()
-            self._browser = self._playwright.chromium.launch(
-                executable_path=CHROMIUM,
-                args=["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"],
-            )
-        return self._browser
-
-    def __call__(self, part: Part) -> Part:
-        """The part with its PDF, from the cache or printed now."""
-        import pikepdf
-
-        pdf = self.cache.get(part)
-        if pdf is None:
-            pdf, loaded = self._print(part.html)
-            self.cache.put(part, pdf, loaded)
-            part.printed = True
-            self.printed.append(part.name)
-        part.pdf = pdf
-        with pikepdf.open(io.BytesIO(pdf)) as opened:
-            part.pages = len(opened.pages)
-        return part
-
     def _print(self, document: str) -> tuple[bytes, list[str]]:
-        """Chromium's PDF of ``document``, the site's files served beside it, and the site files it asked for."""
         site = self.site
         loaded: list[str] = []
 
@@ -498,12 +514,11 @@ class Printer:
             else:
                 route.fulfill(status=404, body="")
 
-        width_px = round((PAGE_WIDTH_MM - MARGIN_MM["left"] - MARGIN_MM["right"]) / 25.4 * 96)
-        context = self.start().new_context(color_scheme="light", viewport={"width": width_px, "height": 1000})
+        self._start()
+        # Each document is printed in a context of its own, so nothing one loads is cached for another.
+        (context, page), self._ready = self._ready or self._open(), None
         try:
-            page = context.new_page()
             page.route("**/*", answer)
-            page.emulate_media(media="print")
             page.goto(PRINT_ORIGIN + PRINT_PATH, wait_until="load")
             page.evaluate("document.fonts.ready.then(() => true)")
             page.evaluate(FIT_WIDE_BLOCKS)
@@ -794,52 +809,68 @@ def build_pdf(
     if not os.access(CHROMIUM, os.X_OK):
         raise SystemExit(f"Chromium not found at {CHROMIUM} (install Debian's chromium or set POSENC_CHROMIUM)")
     articles = printed_articles() if articles is None else articles
-    parts = PartCache(cache, site, chromium_version())
-    with Printer(site, parts) as printer:
-        # Chromium starts while the pages are read, which takes about as long; a print that finds
-        # every part kept has started it for nothing, beside the reading.
-        with ThreadPoolExecutor(max_workers=1) as reader:
-            reading = reader.submit(PrintDocument.of_site, site, articles, built, parts)
-            printer.start()
-            document = reading.result()
-        cover = printer(document.cover)
-        chapters = [printer(chapter) for chapter in document.chapters]
+    with Printer(site) as printer:
+        # Chromium starts while its version is read and the pages are read, which takes about as
+        # long; a print that finds every part kept has started it for nothing, beside the reading.
+        printer.start()
+        parts = PartCache(cache, site, chromium_version())
+        document = PrintDocument.of_site(site, articles, built, parts)
+        printed: list[str] = []
+
+        def made(part: Part) -> Part:
+            """The part with its PDF, from the cache or printed now."""
+            import pikepdf
+
+            pdf = parts.get(part)
+            if pdf is None:
+                pdf, loaded = printer.print(part.html)
+                parts.put(part, pdf, loaded)
+                part.printed = True
+                printed.append(part.name)
+            part.pdf = pdf
+            with pikepdf.open(io.BytesIO(pdf)) as opened:
+                part.pages = len(opened.pages)
+            return part
+
+        cover = made(document.cover)
+        chapters = [made(chapter) for chapter in document.chapters]
         # The contents' length does not depend on its numbers (each line keeps its height), so a
         # print with blank numbers (cached while the titles stay) says where the articles start.
-        blank = printer(document.contents({}))
+        blank = made(document.contents({}))
         start = 1 + cover.pages + blank.pages
         pages = {}
         for chapter in chapters:
             pages[chapter.name] = start
             start += chapter.pages
-        contents = printer(document.contents(pages))
+        contents = made(document.contents(pages))
         if contents.pages != blank.pages:
             raise SystemExit("the contents changed length when its page numbers were filled in")
-    ordered_parts = [cover, contents, *chapters]
-    # The joined PDF is kept too: a rebuild of site/ that changed no printed page joins nothing.
-    joined_key = hashlib.sha256(
-        json.dumps([SCRIPT_DIGEST, document.title, document.release, str(built)], default=str).encode()
-        + "".join(part.source for part in ordered_parts).encode()
-    ).hexdigest()
-    parts.used.add(joined_key)
-    joined, record = cache / f"{joined_key}.joined.pdf", cache / f"{joined_key}.joined.json"
-    try:
-        pdf = joined.read_bytes()
-        if hashlib.sha256(pdf).hexdigest() != json.loads(record.read_text(encoding="utf-8"))["pdf"]:
-            pdf = b""  # a file cut short
-    except (OSError, ValueError, KeyError):
-        pdf = b""
-    if not pdf:
-        pdf, found = join(ordered_parts, document.release, document.title, built)
-        moved = {key: (number, found.get(key)) for key, number in pages.items() if found.get(key) != number}
-        if moved:
-            raise SystemExit(f"articles not on the pages the contents gives (contents, actual): {moved}")
-        joined.write_bytes(pdf)
-        record.write_text(json.dumps({"pdf": hashlib.sha256(pdf).hexdigest()}), encoding="utf-8")
+        printer.stop()
+        ordered_parts = [cover, contents, *chapters]
+        # The joined PDF is kept too: a rebuild of site/ that changed no printed page joins nothing.
+        joined_key = hashlib.sha256(
+            json.dumps([SCRIPT_DIGEST, document.title, document.release, str(built)], default=str).encode()
+            + "".join(part.source for part in ordered_parts).encode()
+        ).hexdigest()
+        parts.used.add(joined_key)
+        joined, record = cache / f"{joined_key}.joined.pdf", cache / f"{joined_key}.joined.json"
+        try:
+            pdf = joined.read_bytes()
+            if hashlib.sha256(pdf).hexdigest() != json.loads(record.read_text(encoding="utf-8"))["pdf"]:
+                pdf = b""  # a file cut short
+        except (OSError, ValueError, KeyError):
+            pdf = b""
+        if not pdf:
+            pdf, found = join(ordered_parts, document.release, document.title, built)
+            moved = {key: (number, found.get(key)) for key, number in pages.items() if found.get(key) != number}
+            if moved:
+                raise SystemExit(f"articles not on the pages the contents gives (contents, actual): {moved}")
+            joined.write_bytes(pdf)
+            record.write_text(json.dumps({"pdf": hashlib.sha256(pdf).hexdigest()}), encoding="utf-8")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(pdf)
     parts.prune()
-    return printer.printed
+    return printed
 
 
 def main() -> None:

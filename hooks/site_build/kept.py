@@ -23,8 +23,11 @@ import hashlib
 import json
 import os
 import pathlib
+import re
+import sysconfig
 import tempfile
 from collections.abc import Callable, Iterable
+from importlib import metadata
 
 from . import paths
 
@@ -35,6 +38,47 @@ def digest(parts: Iterable[str | bytes]) -> str:
     for part in parts:
         total.update(hashlib.sha256(part.encode() if isinstance(part, str) else part).digest())
     return total.hexdigest()
+
+
+# A header field's name as the e-mail parser reads one: printable ASCII, no space and no colon.
+FIELD_NAME = re.compile(r"[!-9;-~]+")
+
+
+def installed_release(dist: metadata.Distribution) -> str:
+    """ "NAME==VERSION" of an installed distribution, as ``dist.metadata["Name"]`` and ``dist.version`` say.
+
+    Those parse the whole metadata file as an e-mail message, which took 0.15 s of every build for
+    the hundred-odd distributions installed; the two fields are read here from the plain header
+    lines, and a header this reading is not sure to read as the e-mail parser does (a field
+    missing or continued on the next line, a carriage return, a line that is not a field) is
+    left to that parser.
+    """
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    fields: dict[str, str] = {}
+    previous = None  # the field of the line before, in lower case
+    for line in text.split("\n\n", 1)[0].split("\n"):
+        if line[:1] in (" ", "\t"):
+            if previous in ("name", "version"):
+                break  # one of the two is continued: the parser joins the lines
+            continue  # another field continued (a long licence text): not read here
+        name, colon, value = line.partition(":")
+        if "\r" in line or not colon or not FIELD_NAME.fullmatch(name):
+            break  # not a plain field line
+        previous = name.lower()
+        if previous in ("name", "version"):
+            fields.setdefault(previous, value.lstrip(" \t"))
+    else:
+        if len(fields) == 2:
+            return f"{fields['name']}=={fields['version']}"
+    return f"{dist.metadata['Name']}=={dist.version}"
+
+
+def installed_releases() -> list[str]:
+    """ "NAME==VERSION" of every distribution installed in this environment, sorted: what a store's
+    maker names for the code that makes its entries. Those installed where this interpreter
+    installs, wherever the process was started from (its own sys.path may hold more)."""
+    installed = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    return sorted(installed_release(dist) for dist in metadata.distributions(path=installed))
 
 
 # Every store made, so one hook starts and saves them all (``forget_builds``, ``save_all``).

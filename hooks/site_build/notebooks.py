@@ -26,13 +26,13 @@ import posixpath
 import re
 import shutil
 import sys
-import sysconfig
 import tempfile
 from importlib import metadata
 
 import tinycss2
 
 from . import paths
+from .kept import installed_releases
 from .katex import CLASS_ATTRIBUTE, math_html, with_font_preloads
 
 STYLE = re.compile(r"<style[^>]*>(?P<css>.*?)</style>", re.S)
@@ -245,43 +245,8 @@ def execution_key() -> str:
         for spec in sorted(pathlib.Path(folder).glob("*/kernel.json")):
             add(str(spec), spec.read_bytes())
     add(sys.version)
-    # Those installed in the environment, wherever this process was started from (its own sys.path may hold more).
-    installed = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
-    add(*sorted(installed_release(dist) for dist in metadata.distributions(path=installed)))
+    add(*installed_releases())
     return digest.hexdigest()
-
-
-# A header field's name as the e-mail parser reads one: printable ASCII, no space and no colon.
-FIELD_NAME = re.compile(r"[!-9;-~]+")
-
-
-def installed_release(dist: metadata.Distribution) -> str:
-    """ "NAME==VERSION" of an installed distribution, as ``dist.metadata["Name"]`` and ``dist.version`` say.
-
-    Those parse the whole metadata file as an e-mail message, which took 0.15 s of every build for
-    the hundred-odd distributions installed; the two fields are read here from the plain header
-    lines, and a header this reading is not sure to read as the e-mail parser does (a field
-    missing or continued on the next line, a carriage return, a line that is not a field) is
-    left to that parser.
-    """
-    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
-    fields: dict[str, str] = {}
-    previous = None  # the field of the line before, in lower case
-    for line in text.split("\n\n", 1)[0].split("\n"):
-        if line[:1] in (" ", "\t"):
-            if previous in ("name", "version"):
-                break  # one of the two is continued: the parser joins the lines
-            continue  # another field continued (a long licence text): not read here
-        name, colon, value = line.partition(":")
-        if "\r" in line or not colon or not FIELD_NAME.fullmatch(name):
-            break  # not a plain field line
-        previous = name.lower()
-        if previous in ("name", "version"):
-            fields.setdefault(previous, value.lstrip(" \t"))
-    else:
-        if len(fields) == 2:
-            return f"{fields['name']}=={fields['version']}"
-    return f"{dist.metadata['Name']}=={dist.version}"
 
 
 def keep_executed_notebooks(config) -> None:

@@ -1,20 +1,22 @@
 """Each page's Markdown converted to HTML, kept between builds (see ``kept``).
 
 MkDocs converts every page's Markdown on every build, although a one-page edit changes one page's
-Markdown: converting the other 140 pages was the largest part of the site's build after KaTeX and
-highlighting had their stores. :func:`install` wraps ``Page.render`` so that a page whose
-conversion inputs are all unchanged takes back what the conversion left: the HTML, the table of
-contents, the title found in it, the ids it holds, its links to other pages' anchors (which
-MkDocs checks once every page is converted) and the anchors it registered with the autorefs
-plugin, which resolves cross-references between pages.
+Markdown: converting the other 140 pages (the API page through mkdocstrings most of all) was the
+largest part of the site's build after KaTeX and highlighting had their stores. :func:`install`
+wraps ``Page.render`` so that a page whose conversion inputs are all unchanged takes back what
+the conversion left: the HTML, the table of contents, the title found in it, the ids it holds,
+its links to other pages' anchors (which MkDocs checks once every page is converted), the anchors
+it registered with the autorefs plugin (which resolves cross-references between pages) and, for
+a page that calls mkdocstrings (``::: name``), the objects it added to mkdocstrings' inventory
+(``objects.inv``) and the handlers it used (whose stylesheet mkdocstrings writes).
 
 An entry is keyed on the page's Markdown as the hooks leave it (every ``calc`` value and
-generated block is in it), its place in the site, and every file's place and whether it is
-built (links are resolved against those); the store is named for ``mkdocs.yml``, every installed
+generated block is in it), its place in the site, every file's place and whether it is built
+(links are resolved against those) and, for a page that calls mkdocstrings, the source of the
+``posenc`` package it documents; the store is named for ``mkdocs.yml``, every installed
 distribution's version, Python's version and the source of every hook, which decide the rest.
 A conversion that logged anything is not kept, so its messages (a warning fails a strict build)
-come again in every build; nor is a page whose Markdown calls mkdocstrings (``::: name``), whose
-handlers keep state of their own for the object inventory.
+come again in every build.
 """
 
 from __future__ import annotations
@@ -22,23 +24,22 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from importlib import metadata
 
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
 from . import paths
-from .kept import Kept, digest
+from .kept import Kept, digest, installed_releases
 
+# A line that asks mkdocstrings for an object's documentation.
 _MKDOCSTRINGS_BLOCK = re.compile(r"^\s*::: ", re.MULTILINE)
 
 
 def _maker() -> tuple[str, ...]:
-    distributions = sorted(f"{dist.metadata['Name']}=={dist.version}" for dist in metadata.distributions())
     hooks = sorted((paths.ROOT / "hooks").rglob("*.py"))
     return (
         sys.version,
-        "\n".join(distributions),
+        "\n".join(installed_releases()),
         (paths.ROOT / "mkdocs.yml").read_text(encoding="utf-8"),
         *(f"{path.relative_to(paths.ROOT)}\n{path.read_text(encoding='utf-8')}" for path in hooks),
     )
@@ -46,21 +47,31 @@ def _maker() -> tuple[str, ...]:
 
 RENDERED = Kept("rendered-pages", _maker)
 
-# The digest of the build's files, made on the first page's conversion (every plugin has added
-# its files by then) and forgotten at the start of the next build (``forget_files``).
-_files_digest: dict[int, str] = {}
+# Digests made once per build: the build's files (on the first page's conversion, when every
+# plugin has added its files) and the documented package's source; forgotten before each build.
+_this_build: dict[str, str] = {}
 
 
-def forget_files() -> None:
-    _files_digest.clear()
+def forget_build() -> None:
+    _this_build.clear()
 
 
 def files_digest(files) -> str:
-    if id(files) not in _files_digest:
-        _files_digest.clear()
+    if _this_build.get("files of") != str(id(files)):
         described = sorted(f"{file.src_uri}\0{file.dest_uri}\0{file.url}\0{file.inclusion.name}" for file in files)
-        _files_digest[id(files)] = digest(described)
-    return _files_digest[id(files)]
+        _this_build["files of"], _this_build["files"] = str(id(files)), digest(described)
+    return _this_build["files"]
+
+
+def package_digest() -> str:
+    """The source of the package mkdocstrings documents (its docstrings, signatures and members)."""
+    if "package" not in _this_build:
+        package = paths.ROOT / "posenc"
+        sources = sorted(package.rglob("*.py"))
+        _this_build["package"] = digest(
+            f"{path.relative_to(package).as_posix()}\n{path.read_text(encoding='utf-8')}" for path in sources
+        )
+    return _this_build["package"]
 
 
 def _toc_tokens(toc) -> list[dict]:
@@ -81,8 +92,34 @@ class _Logged(logging.Handler):
         self.any = True
 
 
-def _autorefs(config):
-    return config.plugins.get("autorefs")
+def _plugin(config, name: str):
+    return config.plugins.get(name)
+
+
+def _handlers(config):
+    """mkdocstrings' handlers of this build, or None without the plugin."""
+    plugin = _plugin(config, "mkdocstrings")
+    return plugin.handlers if plugin is not None else None
+
+
+def _taken_back(page: Page, config, files, found: dict) -> bool:
+    """Give ``page`` what a conversion left, as ``found`` holds it; False if that cannot be done here."""
+    autorefs, handlers = _plugin(config, "autorefs"), _handlers(config)
+    if (found["registered"] and autorefs is None) or ((found["inventory"] or found["handlers"]) and handlers is None):
+        return False
+    page.content = found["content"]
+    page.toc = get_toc(found["toc"])
+    page._title_from_render = found["title"]
+    page.present_anchor_ids = set(found["anchors"])
+    if found["links"] is not None:
+        page.links_to_anchors = {files.get_file_from_path(src): dict(links) for src, links in found["links"].items()}
+    for arguments in found["registered"]:
+        autorefs.register_anchor(page, *arguments["args"], **arguments["kwargs"])
+    for name in found["handlers"]:
+        handlers.get_handler(name)  # so mkdocstrings counts it as used this build
+    for item in found["inventory"]:
+        handlers.inventory.register(**item)
+    return True
 
 
 def install() -> None:
@@ -92,9 +129,10 @@ def install() -> None:
     convert = Page.render
 
     def kept_render(page: Page, config, files) -> None:
-        if page.markdown is None or _MKDOCSTRINGS_BLOCK.search(page.markdown):
+        if page.markdown is None:
             convert(page, config, files)
             return
+        documents = bool(_MKDOCSTRINGS_BLOCK.search(page.markdown))
         links_checked = logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG
         key = digest(
             [
@@ -104,34 +142,45 @@ def install() -> None:
                 page.file.url,
                 files_digest(files),
                 str(links_checked),
+                package_digest() if documents else "",
             ]
         )
-        autorefs = _autorefs(config)
         found = RENDERED.get(key)
-        if isinstance(found, dict):
-            page.content = found["content"]
-            page.toc = get_toc(found["toc"])
-            page._title_from_render = found["title"]
-            page.present_anchor_ids = set(found["anchors"])
-            if found["links"] is not None:
-                page.links_to_anchors = {
-                    files.get_file_from_path(src): dict(links) for src, links in found["links"].items()
-                }
-            for arguments in found["registered"]:
-                autorefs.register_anchor(page, *arguments["args"], **arguments["kwargs"])
+        if isinstance(found, dict) and _taken_back(page, config, files, found):
             return
 
+        # What the conversion registers elsewhere, recorded as it happens (each recorder is an
+        # attribute of the instance, over its class's method, for this conversion only).
         registered: list[dict] = []
+        inventory: list[dict] = []
+        used_handlers: list[str] = []
+        autorefs, handlers = _plugin(config, "autorefs"), _handlers(config) if documents else None
+        recorders = []
+        if autorefs is not None:
+            register_anchor = autorefs.register_anchor
+
+            def record_anchor(anchor_page, *args, **kwargs):
+                registered.append({"page": anchor_page is page, "args": list(args), "kwargs": kwargs})
+                return register_anchor(anchor_page, *args, **kwargs)
+
+            recorders.append((autorefs, "register_anchor", record_anchor))
+        if handlers is not None:
+            register_item, get_handler = handlers.inventory.register, handlers.get_handler
+
+            def record_item(*args, **kwargs):
+                inventory.append(dict(zip(("name", "domain", "role", "uri", "priority", "dispname"), args)) | kwargs)
+                return register_item(*args, **kwargs)
+
+            def record_handler(name, *args, **kwargs):
+                if name not in used_handlers:
+                    used_handlers.append(name)
+                return get_handler(name, *args, **kwargs)
+
+            recorders += [(handlers.inventory, "register", record_item), (handlers, "get_handler", record_handler)]
         logged = _Logged()
         loggers = [logging.getLogger(), logging.getLogger("mkdocs")]
-        if autorefs is not None:
-            register = autorefs.register_anchor
-
-            def recording(anchor_page, *args, **kwargs):
-                registered.append({"page": anchor_page is page, "args": list(args), "kwargs": kwargs})
-                return register(anchor_page, *args, **kwargs)
-
-            autorefs.register_anchor = recording
+        for owner, name, recorder in recorders:
+            setattr(owner, name, recorder)
         for logger in loggers:
             logger.addHandler(logged)
         try:
@@ -139,8 +188,8 @@ def install() -> None:
         finally:
             for logger in loggers:
                 logger.removeHandler(logged)
-            if autorefs is not None:
-                del autorefs.register_anchor
+            for owner, name, _ in recorders:
+                delattr(owner, name)
         if logged.any or not all(entry.pop("page") for entry in registered):
             return
         links = page.links_to_anchors if links_checked else None
@@ -153,6 +202,8 @@ def install() -> None:
                 "anchors": sorted(page.present_anchor_ids or ()),
                 "links": None if links is None else {target.src_uri: dict(by) for target, by in links.items()},
                 "registered": registered,
+                "inventory": inventory,
+                "handlers": used_handlers,
             },
         )
 

@@ -87,4 +87,8 @@ def install(env: jinja2.Environment) -> jinja2.Environment:
     """``env`` with its compiled templates kept; called once per build, before a template loads."""
     _settings["environment"] = environment_settings(env)
     env.bytecode_cache = KeptBytecode()
+    # A build makes its own environment (``mkdocs serve`` too, for each rebuild), so no template
+    # changes while one is in use: Jinja need not ask the file system whether each one did, which
+    # it does on every include of every page (about 60 a page) while this is on.
+    env.auto_reload = False
     return env

@@ -164,11 +164,13 @@ def test_the_notebook_execution_key_follows_the_library_the_kernels_and_the_envi
     assert len(set(keys)) == len(keys), keys
 
 
-def test_the_execution_key_reads_each_distribution_as_the_e_mail_parser_does(tmp_path):
-    """The quick reading of "Name==Version" gives what ``importlib.metadata`` gives, for every
-    installed distribution and for headers it must leave to the e-mail parser."""
-    installed = sorted({notebooks.sysconfig.get_paths()[key] for key in ("purelib", "platlib")})
-    found = list(notebooks.metadata.distributions(path=installed))
+def test_installed_releases_read_each_distribution_as_the_e_mail_parser_does(tmp_path):
+    """The quick reading of "Name==Version" (the stores' and the notebooks' keys) gives what
+    ``importlib.metadata`` gives, for every installed distribution and for headers it must leave
+    to the e-mail parser."""
+    installed = sorted({kept.sysconfig.get_paths()[key] for key in ("purelib", "platlib")})
+    found = list(kept.metadata.distributions(path=installed))
+    assert kept.installed_releases() == sorted(f"{dist.metadata['Name']}=={dist.version}" for dist in found)
     assert found
     headers = {
         "plain": "Metadata-Version: 2.1\nName: plain\nVersion: 1.0\n\nBody: not a field\n",
@@ -183,9 +185,9 @@ def test_the_execution_key_reads_each_distribution_as_the_e_mail_parser_does(tmp
         info = tmp_path / f"{folder}.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(text, encoding="utf-8", newline="")
-        found.append(notebooks.metadata.PathDistribution(info))
+        found.append(kept.metadata.PathDistribution(info))
     for dist in found:
-        assert notebooks.installed_release(dist) == f"{dist.metadata['Name']}=={dist.version}", dist
+        assert kept.installed_release(dist) == f"{dist.metadata['Name']}=={dist.version}", dist
 
 
 def test_the_notebook_cache_is_turned_on_in_the_folder_of_the_execution_key(cache):
@@ -532,14 +534,20 @@ def project(tmp_path, cache, monkeypatch):
     (root / "hooks").mkdir()
     (root / "hooks" / "hook.py").write_text("# a hook\n", encoding="utf-8")
     (root / "mkdocs.yml").write_text(
-        "site_name: test\nplugins: [autorefs]\nmarkdown_extensions: [toc]\nvalidation: {links: {anchors: warn}}\n",
+        "site_name: test\nplugins: [autorefs, {mkdocstrings: {handlers: {python: {paths: [.]}}}}]\n"
+        "markdown_extensions: [toc]\nvalidation: {links: {anchors: warn}}\n",
         encoding="utf-8",
     )
+    (root / "posenc").mkdir()
+    (root / "posenc" / "__init__.py").write_text(
+        'def angle(p):\n    """The angle of position p."""\n', encoding="utf-8"
+    )
+    (root / "docs" / "api.md").write_text("# API\n\n::: posenc.angle\n", encoding="utf-8")
     (root / "docs" / "index.md").write_text("# Home\n\nSee [the section](other.md#part).\n", encoding="utf-8")
     (root / "docs" / "other.md").write_text("# Other\n\n## Part\n\nText.\n", encoding="utf-8")
     monkeypatch.setattr(paths, "ROOT", root)
     rendered_pages.RENDERED.forget_build()
-    rendered_pages.forget_files()
+    rendered_pages.forget_build()
     rendered_pages.install()
     config = load_config(str(root / "mkdocs.yml"))
     config.plugins.on_config(config)
@@ -565,7 +573,7 @@ def _plant_content(replace: str, by: str) -> None:
         entry["content"] = entry["content"].replace(replace, by)
     rendered_pages.RENDERED.file().write_text(json.dumps(stored), encoding="utf-8")
     rendered_pages.RENDERED.forget_build()
-    rendered_pages.forget_files()
+    rendered_pages.forget_build()
 
 
 def test_a_converted_page_is_kept_with_its_contents_anchors_and_links(project):
@@ -624,18 +632,38 @@ def test_a_new_configuration_hook_or_package_never_reads_the_old_pages(project, 
     elif changed == "hook":
         (project.root / "hooks" / "hook.py").write_text("# an edited hook\n", encoding="utf-8")
     else:
-        installed = list(rendered_pages.metadata.distributions())
-        bumped = types.SimpleNamespace(metadata={"Name": "Markdown"}, version="0.0.1")
-        monkeypatch.setattr(rendered_pages.metadata, "distributions", lambda: [*installed, bumped])
+        installed = kept.installed_releases()
+        monkeypatch.setattr(rendered_pages, "installed_releases", lambda: [*installed, "Markdown==0.0.1"])
     rendered_pages.RENDERED.forget_build()
     assert "Planted." not in project.convert("other.md").content
 
 
-def test_a_conversion_that_logged_or_calls_mkdocstrings_is_not_kept(project, caplog):
+def test_a_conversion_that_logged_is_not_kept(project, caplog):
     project.convert("index.md", "# Home\n\nA [dead link](missing.md).\n")
     assert any("missing.md" in record.getMessage() for record in caplog.records)
     assert rendered_pages.RENDERED.used == {}
-    project.convert("index.md", "# Home\n\n::: posenc.rope\n")
-    assert rendered_pages.RENDERED.used == {}
     project.convert("index.md")
     assert len(rendered_pages.RENDERED.used) == 1
+
+
+def test_a_page_documented_by_mkdocstrings_is_kept_with_its_inventory_and_follows_the_package(project):
+    handlers = project.config.plugins["mkdocstrings"].handlers
+    first = project.convert("api.md")
+    assert "The angle of position p." in first.content
+    item = handlers.inventory["posenc.angle"]
+    assert item.uri == "api/#posenc.angle"
+    rendered_pages.RENDERED.save()
+    _plant_content("The angle of position p.", "Planted.")
+    handlers.inventory.clear()
+    handlers._handlers.clear()  # no handler used yet this build
+    autorefs = project.config.plugins["autorefs"]
+    autorefs._primary_url_map.clear()
+    # Served: the inventory's entries, the handler counted as used and the object's anchor come back.
+    assert "Planted." in project.convert("api.md").content
+    assert handlers.inventory["posenc.angle"].uri == item.uri and handlers.inventory["posenc.angle"].role == item.role
+    assert [handler.name for handler in handlers.seen_handlers] == ["python"]
+    assert autorefs._primary_url_map["posenc.angle"] == ["api/#posenc.angle"]
+    # An edited docstring in the package converts the page again.
+    (project.root / "posenc" / "__init__.py").write_text('def angle(p):\n    """The new angle."""\n', encoding="utf-8")
+    rendered_pages.forget_build()
+    assert "Planted." not in project.convert("api.md").content

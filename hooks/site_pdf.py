@@ -9,6 +9,8 @@ destinations; the page numbers are stamped on the joined pages and the contents 
 when every part's length is known. Each part is cached under build/ by a digest of everything
 that decides its bytes (its HTML, every file Chromium loaded for it, Chromium's version and this
 script), so a rebuild after one page's edit prints that page and perhaps the contents only.
+Chromium runs on a thread of its own: it starts while the pages are read, and the parts already
+printed or kept are copied into the joined PDF while it prints the next (``Joiner``).
 Ids are prefixed per page, links to unprinted pages go to the cited release, and scripts and
 source code are left out.
 Design history: docs/design-notes.md#pdf
@@ -30,6 +32,7 @@ import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 import yaml
@@ -443,11 +446,15 @@ class Printer:
         self._browser = None
         self._ready = None  # (context, page) opened for the next print
         self._closing: Future | None = None
+        self._submitted: list[Future] = []
 
     def __enter__(self) -> Printer:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, *exc) -> None:
+        if kind is not None:  # a failure: the prints not yet started are not needed
+            for future in self._submitted:
+                future.cancel()
         try:
             self.stop().result()
         finally:
@@ -464,9 +471,12 @@ class Printer:
         fails there is tried again, and its error raised, by the first print."""
         self._thread.submit(self._start)
 
-    def print(self, document: str) -> tuple[bytes, list[str]]:
-        """Chromium's PDF of ``document``, the site's files served beside it, and the site files it asked for."""
-        return self._thread.submit(self._print, document).result()
+    def submit(self, document: str) -> Future:
+        """Print ``document`` after the documents submitted before it: the future of Chromium's PDF
+        of it, the site's files served beside it, and the site files it asked for."""
+        future = self._thread.submit(self._print, document)
+        self._submitted.append(future)
+        return future
 
     def _start(self):
         if self._browser is None:
@@ -612,97 +622,6 @@ def _rename_headers(elements: list, renamed: dict[str, str]) -> None:
         stack += _as_list(element.get("/K"))
 
 
-def _join_structure(out, sources: list, first_pages: list[int]) -> None:
-    """One structure tree (the tagged PDF's) for the joined pages.
-
-    Each part's tree is copied (its elements point at the pages copied before it), its elements go
-    under one Document element, and its parent-tree keys, which pages, links and figures hold, move
-    past the keys of the parts before it. Element ids, which Chromium takes from its DOM nodes, are
-    renumbered per part, so that they are unique and the same in every print."""
-    import pikepdf
-
-    document = out.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.Document))
-    kids, nums, ids = [], [], []
-    offset = 0
-    for number, (source, first) in enumerate(zip(sources, first_pages, strict=True)):
-        if "/StructTreeRoot" not in source.Root:
-            continue
-        tree = out.copy_foreign(_indirect(source, source.Root, "/StructTreeRoot"))
-        top = _as_list(tree.get("/K"))
-        if len(top) == 1 and top[0].get("/S") == "/Document":
-            top = _as_list(top[0].get("/K"))
-        for kid in top:
-            if isinstance(kid, pikepdf.Dictionary):
-                kid.P = document
-            kids.append(kid)
-        if "/ParentTree" in tree:
-            for key, value in _number_tree_pairs(tree.ParentTree):
-                nums += [int(key) + offset, value]
-        moved: set = set()
-        for page in out.pages[first : first + len(source.pages)]:
-            _move_keys(page.obj, offset, moved)
-        offset += int(tree.get("/ParentTreeNextKey", 0))
-        if "/IDTree" in tree:
-            renamed: dict[str, str] = {}
-            stack = [tree.IDTree]
-            while stack:
-                node = stack.pop()
-                names = list(node.get("/Names", []))
-                for name, element in zip(names[::2], names[1::2], strict=True):
-                    # Chromium's ids count the DOM's nodes, which differ between two prints of one page.
-                    renamed[str(name)] = f"part{number}-{len(renamed) + 1}"
-                    element.ID = pikepdf.String(renamed[str(name)])
-                    ids.append((renamed[str(name)], element))
-                stack += list(node.get("/Kids", []))
-            _rename_headers(top, renamed)
-    document.K = pikepdf.Array(kids)
-    root = pikepdf.Dictionary(
-        Type=pikepdf.Name.StructTreeRoot,
-        K=document,
-        ParentTree=out.make_indirect(pikepdf.Dictionary(Nums=pikepdf.Array(nums))),
-        ParentTreeNextKey=offset,
-    )
-    if ids:
-        names = [
-            item for name, element in sorted(ids, key=lambda pair: pair[0]) for item in (pikepdf.String(name), element)
-        ]
-        root.IDTree = out.make_indirect(pikepdf.Dictionary(Names=pikepdf.Array(names)))
-    document.P = out.Root.StructTreeRoot = out.make_indirect(root)
-    out.Root.MarkInfo = pikepdf.Dictionary(Marked=True)
-
-
-def _join_outlines(out, sources: list) -> None:
-    """The parts' bookmarks one after another, each part's top entries at the top of the joined outline."""
-    import pikepdf
-
-    top = []
-    for source in sources:
-        if "/Outlines" not in source.Root or "/First" not in source.Root.Outlines:
-            continue
-        outlines = out.copy_foreign(_indirect(source, source.Root, "/Outlines"))
-        entry = outlines.First
-        while True:
-            top.append(entry)
-            if "/Next" not in entry:
-                break
-            entry = entry.Next
-    if not top:
-        return
-    root = out.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Outlines))
-    for before, entry, after in zip([None, *top[:-1]], top, [*top[1:], None], strict=True):
-        entry.Parent = root
-        for key, neighbour in (("/Prev", before), ("/Next", after)):
-            if neighbour is None:
-                if key in entry:
-                    del entry[key]
-            else:
-                entry[key] = neighbour
-    root.First, root.Last = top[0], top[-1]
-    # Each entry's own count is the open entries under it; the root's, all open entries.
-    root.Count = sum(1 + max(int(entry.get("/Count", 0)), 0) for entry in top)
-    out.Root.Outlines = root
-
-
 def destination_pages(pdf) -> dict[str, int]:
     """The 1-based page of each named destination of the joined ``pdf`` (a pikepdf document)."""
     numbers = {page.objgen: number for number, page in enumerate(pdf.pages, start=1)}
@@ -710,92 +629,254 @@ def destination_pages(pdf) -> dict[str, int]:
     return {str(name): numbers[dest[0].objgen] for name, dest in zip(names[::2], names[1::2], strict=True)}
 
 
-def join(parts: list[Part], release: dict, title: str, built: datetime.date) -> tuple[bytes, dict[str, int]]:
-    """The parts as one PDF, and the 1-based page of each of its named destinations: their pages,
-    bookmarks and destinations in order, links inside it turned into links to named destinations,
-    every page's footer stamped, dated ``built``."""
-    import pikepdf
+@dataclass
+class _Taken:
+    """What the joined PDF takes from one part, copied into it and waiting to be put in order."""
 
-    out = pikepdf.new()
-    sources = [pikepdf.open(io.BytesIO(part.pdf)) for part in parts]
-    destinations: dict[str, pikepdf.Object] = {}
-    first_pages = []
-    for source in sources:
-        first_pages.append(len(out.pages))
-        out.pages.extend(source.pages)
-        # Chromium names each destination after the id of the element it points at ("/id"); the
-        # copy's page references point at the pages just copied.
+    source: Any  # the part's own PDF, open until the joined one is written: copied streams read from it
+    pages: list  # its pages, as copied
+    destinations: dict[str, Any]
+    links: list[tuple[int, Any, str]]  # each link to a destination: its page in the part, its annotation, the name
+    top: list  # the top elements of its structure tree
+    parent_pairs: list  # its parent tree's (key, value) pairs, keys not yet moved
+    next_key: int  # its parent tree's next key: how far the next part's keys move
+    ids: list[tuple[str, Any]]  # its structure elements' ids, renamed, and the elements
+    outlines: list  # its top bookmarks
+
+
+class Joiner:
+    """The parts joined into one PDF.
+
+    ``take`` copies one part into the joined PDF as soon as it is printed, so that the copying of
+    the parts before it goes on while Chromium prints the next; ``finish`` puts them in order:
+    their pages, bookmarks and destinations one after another, one structure tree, links inside
+    the PDF turned into links to named destinations and every page's footer stamped.
+
+    qpdf numbers the joined PDF's objects (in its object streams) in the order they were made, so
+    the parts must be taken in one order in every build, whichever of them the cache held: the
+    bytes are those of a clean print."""
+
+    def __init__(self, count: int) -> None:
+        import pikepdf
+
+        self.out = pikepdf.new()
+        self.taken: list[_Taken | None] = [None] * count
+
+    def take(self, number: int, part: Part) -> None:
+        """Copy ``part`` in as the ``number``-th part of the joined PDF (0 is the first)."""
+        import pikepdf
+
+        if self.taken[number] is not None:
+            raise ValueError(f"part {number} ({part.name}) is taken twice")
+        out = self.out
+        source = pikepdf.open(io.BytesIO(part.pdf))
+        # A page takes what it inherits from its page tree with it when it moves to another PDF;
+        # Chromium's page trees hold nothing to inherit, and a copy here would silently lose it.
+        nodes, inherited = [source.Root.Pages], set()
+        while nodes:
+            node = nodes.pop()
+            inherited |= {"/Resources", "/MediaBox", "/CropBox", "/Rotate"}.intersection(node.keys())
+            nodes += [kid for kid in node.get("/Kids", []) if kid.get("/Type") == "/Pages"]
+        if inherited:
+            raise SystemExit(f"part {part.name}: its page tree holds {sorted(inherited)} for its pages to inherit")
+        # Pages first: qpdf copies a page only as a page, so a destination or structure element
+        # copied later points at its page's copy only if that page was copied before it. The pages
+        # join the page tree in ``finish``, in order.
+        pages = [out.copy_foreign(page.obj) for page in source.pages]
+        destinations = {}
+        # Chromium names each destination after the id of the element it points at ("/id").
         if "/Dests" in source.Root:
             for name, dest in out.copy_foreign(_indirect(source, source.Root, "/Dests")).items():
                 destinations[_destination_name(name)] = dest
-    missing = []
-    for number, page in enumerate(out.pages, start=1):
-        for annotation in page.obj.get("/Annots", []):
-            action = annotation.get("/A")
-            uri = str(action.get("/URI", "")) if action is not None else ""
-            if not uri.startswith(DESTINATION):
-                continue
-            name = unquote(uri.removeprefix(DESTINATION))
-            if name not in destinations:
-                missing.append(f"page {number}: {name}")
-                continue
-            annotation.A = pikepdf.Dictionary(S=pikepdf.Name.GoTo, D=pikepdf.String(name))
-    if missing:
-        raise SystemExit("links to no destination in the joined PDF:\n" + "\n".join(missing[:20]))
-    out.Root.Names = pikepdf.Dictionary(
-        Dests=out.make_indirect(
-            pikepdf.Dictionary(
-                Names=pikepdf.Array(
-                    [item for name in sorted(destinations) for item in (pikepdf.String(name), destinations[name])]
+        links = []
+        for index, page in enumerate(pages):
+            for annotation in page.get("/Annots", []):
+                action = annotation.get("/A")
+                uri = str(action.get("/URI", "")) if action is not None else ""
+                if uri.startswith(DESTINATION):
+                    links.append((index, annotation, unquote(uri.removeprefix(DESTINATION))))
+        top, pairs, next_key, ids = [], [], 0, []
+        if "/StructTreeRoot" in source.Root:
+            tree = out.copy_foreign(_indirect(source, source.Root, "/StructTreeRoot"))
+            top = _as_list(tree.get("/K"))
+            if len(top) == 1 and top[0].get("/S") == "/Document":
+                top = _as_list(top[0].get("/K"))
+            if "/ParentTree" in tree:
+                pairs = _number_tree_pairs(tree.ParentTree)
+            next_key = int(tree.get("/ParentTreeNextKey", 0))
+            if "/IDTree" in tree:
+                renamed: dict[str, str] = {}
+                stack = [tree.IDTree]
+                while stack:
+                    node = stack.pop()
+                    names = list(node.get("/Names", []))
+                    for name, element in zip(names[::2], names[1::2], strict=True):
+                        # Chromium's ids count the DOM's nodes, which differ between two prints of one page.
+                        renamed[str(name)] = f"part{number}-{len(renamed) + 1}"
+                        element.ID = pikepdf.String(renamed[str(name)])
+                        ids.append((renamed[str(name)], element))
+                    stack += list(node.get("/Kids", []))
+                _rename_headers(top, renamed)
+        outlines = []
+        if "/Outlines" in source.Root and "/First" in source.Root.Outlines:
+            entry = out.copy_foreign(_indirect(source, source.Root, "/Outlines")).First
+            outlines.append(entry)
+            while "/Next" in entry:
+                entry = entry.Next
+                outlines.append(entry)
+        self.taken[number] = _Taken(source, pages, destinations, links, top, pairs, next_key, ids, outlines)
+
+    def finish(self, release: dict, title: str, built: datetime.date) -> tuple[bytes, dict[str, int]]:
+        """The joined PDF, dated ``built``, and the 1-based page of each of its named destinations."""
+        import pikepdf
+
+        taken = [part for part in self.taken if part is not None]
+        if len(taken) != len(self.taken):
+            raise ValueError(f"parts {[n for n, part in enumerate(self.taken) if part is None]} were never taken")
+        out = self.out
+        for part in taken:
+            out.pages.extend(pikepdf.Page(page) for page in part.pages)
+        destinations = {name: dest for part in taken for name, dest in part.destinations.items()}
+        missing, first = [], 1
+        for part in taken:
+            for index, annotation, name in part.links:
+                if name not in destinations:
+                    missing.append(f"page {first + index}: {name}")
+                    continue
+                annotation.A = pikepdf.Dictionary(S=pikepdf.Name.GoTo, D=pikepdf.String(name))
+            first += len(part.pages)
+        if missing:
+            raise SystemExit("links to no destination in the joined PDF:\n" + "\n".join(missing[:20]))
+        out.Root.Names = pikepdf.Dictionary(
+            Dests=out.make_indirect(
+                pikepdf.Dictionary(
+                    Names=pikepdf.Array(
+                        [item for name in sorted(destinations) for item in (pikepdf.String(name), destinations[name])]
+                    )
                 )
             )
         )
-    )
-
-    font = out.make_indirect(
-        pikepdf.Dictionary(
-            Type=pikepdf.Name.Font,
-            Subtype=pikepdf.Name.Type1,
-            BaseFont=pikepdf.Name.Helvetica,
-            Encoding=pikepdf.Name.WinAnsiEncoding,
+        self._stamp_footers(release)
+        first_source = taken[0].source
+        made_by = {key: first_source.docinfo[key] for key in ("/Creator", "/Producer") if key in first_source.docinfo}
+        # Dated by the build's day, so that two builds of the same sources on the same day give the same bytes.
+        stamp_date = f"D:{built:%Y%m%d}000000Z"
+        out.docinfo = out.make_indirect(
+            pikepdf.Dictionary(
+                {**made_by, "/Title": pikepdf.String(title), "/CreationDate": stamp_date, "/ModDate": stamp_date}
+            )
         )
-    )
-    save = pikepdf.Stream(out, b"q\n")
-    total = len(out.pages)
-    for number, page in enumerate(out.pages, start=1):
-        # The page's own drawing is wrapped in q ... Q, so the footer starts from the default state.
-        page.contents_add(save, prepend=True)
-        page.contents_add(pikepdf.Stream(out, _footer_stream(release, number, total, float(page.mediabox[2]))))
-        if "/Resources" not in page.obj:
-            page.obj.Resources = pikepdf.Dictionary()
-        resources = page.obj.Resources
-        fonts = pikepdf.Dictionary(dict(resources.get("/Font", pikepdf.Dictionary()).items()))
-        fonts.PosencFooter = font  # a copy of the fonts: pages may share one font dictionary
-        resources.Font = fonts
+        if "/Lang" in first_source.Root:
+            out.Root.Lang = pikepdf.String(str(first_source.Root.Lang))
+        if "/ViewerPreferences" in first_source.Root:
+            out.Root.ViewerPreferences = out.copy_foreign(
+                _indirect(first_source, first_source.Root, "/ViewerPreferences")
+            )
+        self._join_structure(taken)
+        self._join_outlines(taken)
+        out.Root.PageMode = pikepdf.Name.UseOutlines
+        pages = destination_pages(out)
+        buffer = io.BytesIO()
+        # The file's id is a digest of its content, not of the time, so the bytes are reproducible. Object
+        # streams compress the structure tree's many small objects: half the bytes (12 MB came to 6), and
+        # less to write.
+        out.save(buffer, deterministic_id=True, object_stream_mode=pikepdf.ObjectStreamMode.generate)
+        return buffer.getvalue(), pages
 
-    first = sources[0]
-    made_by = {key: first.docinfo[key] for key in ("/Creator", "/Producer") if key in first.docinfo}
-    # Dated by the build's day, so that two builds of the same sources on the same day give the same bytes.
-    stamp_date = f"D:{built:%Y%m%d}000000Z"
-    out.docinfo = out.make_indirect(
-        pikepdf.Dictionary(
-            {**made_by, "/Title": pikepdf.String(title), "/CreationDate": stamp_date, "/ModDate": stamp_date}
+    def _stamp_footers(self, release: dict) -> None:
+        import pikepdf
+
+        out = self.out
+        font = out.make_indirect(
+            pikepdf.Dictionary(
+                Type=pikepdf.Name.Font,
+                Subtype=pikepdf.Name.Type1,
+                BaseFont=pikepdf.Name.Helvetica,
+                Encoding=pikepdf.Name.WinAnsiEncoding,
+            )
         )
-    )
-    if "/Lang" in first.Root:
-        out.Root.Lang = pikepdf.String(str(first.Root.Lang))
-    if "/ViewerPreferences" in first.Root:
-        out.Root.ViewerPreferences = out.copy_foreign(_indirect(first, first.Root, "/ViewerPreferences"))
-    _join_structure(out, sources, first_pages)
-    _join_outlines(out, sources)
-    out.Root.PageMode = pikepdf.Name.UseOutlines
-    pages = destination_pages(out)
-    buffer = io.BytesIO()
-    # The file's id is a digest of its content, not of the time, so the bytes are reproducible. Object
-    # streams compress the structure tree's many small objects: half the bytes (12 MB came to 6), and
-    # less to write.
-    out.save(buffer, deterministic_id=True, object_stream_mode=pikepdf.ObjectStreamMode.generate)
-    return buffer.getvalue(), pages
+        save = pikepdf.Stream(out, b"q\n")
+        total = len(out.pages)
+        for number, page in enumerate(out.pages, start=1):
+            # The page's own drawing is wrapped in q ... Q, so the footer starts from the default state.
+            page.contents_add(save, prepend=True)
+            page.contents_add(pikepdf.Stream(out, _footer_stream(release, number, total, float(page.mediabox[2]))))
+            if "/Resources" not in page.obj:
+                page.obj.Resources = pikepdf.Dictionary()
+            resources = page.obj.Resources
+            fonts = pikepdf.Dictionary(dict(resources.get("/Font", pikepdf.Dictionary()).items()))
+            fonts.PosencFooter = font  # a copy of the fonts: pages may share one font dictionary
+            resources.Font = fonts
+
+    def _join_structure(self, taken: list[_Taken]) -> None:
+        """One structure tree (the tagged PDF's) for the joined pages: each part's top elements under
+        one Document element, and its parent-tree keys, which pages, links and figures hold, moved
+        past the keys of the parts before it. Element ids were renumbered per part when it was taken,
+        so that they are unique and the same in every print."""
+        import pikepdf
+
+        out = self.out
+        document = out.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.Document))
+        kids, nums, ids = [], [], []
+        offset = 0
+        for part in taken:
+            for kid in part.top:
+                if isinstance(kid, pikepdf.Dictionary):
+                    kid.P = document
+                kids.append(kid)
+            for key, value in part.parent_pairs:
+                nums += [int(key) + offset, value]
+            moved: set = set()
+            for page in part.pages:
+                _move_keys(page, offset, moved)
+            offset += part.next_key
+            ids += part.ids
+        document.K = pikepdf.Array(kids)
+        root = pikepdf.Dictionary(
+            Type=pikepdf.Name.StructTreeRoot,
+            K=document,
+            ParentTree=out.make_indirect(pikepdf.Dictionary(Nums=pikepdf.Array(nums))),
+            ParentTreeNextKey=offset,
+        )
+        if ids:
+            names = [
+                item
+                for name, element in sorted(ids, key=lambda pair: pair[0])
+                for item in (pikepdf.String(name), element)
+            ]
+            root.IDTree = out.make_indirect(pikepdf.Dictionary(Names=pikepdf.Array(names)))
+        document.P = out.Root.StructTreeRoot = out.make_indirect(root)
+        out.Root.MarkInfo = pikepdf.Dictionary(Marked=True)
+
+    def _join_outlines(self, taken: list[_Taken]) -> None:
+        """The parts' bookmarks one after another, each part's top entries at the top of the joined outline."""
+        import pikepdf
+
+        top = [entry for part in taken for entry in part.outlines]
+        if not top:
+            return
+        out = self.out
+        root = out.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Outlines))
+        for before, entry, after in zip([None, *top[:-1]], top, [*top[1:], None], strict=True):
+            entry.Parent = root
+            for key, neighbour in (("/Prev", before), ("/Next", after)):
+                if neighbour is None:
+                    if key in entry:
+                        del entry[key]
+                else:
+                    entry[key] = neighbour
+        root.First, root.Last = top[0], top[-1]
+        # Each entry's own count is the open entries under it; the root's, all open entries.
+        root.Count = sum(1 + max(int(entry.get("/Count", 0)), 0) for entry in top)
+        out.Root.Outlines = root
+
+
+def _joined_key(document: PrintDocument, parts: list[Part], built: datetime.date) -> str:
+    """The joined PDF's cache key: a digest of its parts' sources, the release and the build day."""
+    return hashlib.sha256(
+        json.dumps([SCRIPT_DIGEST, document.title, document.release, str(built)], default=str).encode()
+        + "".join(part.source for part in parts).encode()
+    ).hexdigest()
 
 
 def build_pdf(
@@ -806,67 +887,98 @@ def build_pdf(
     articles: list[Article] | None = None,
 ) -> list[str]:
     """Print the site into ``out`` and return the names of the parts printed (not cached)."""
+    import pikepdf
+
     if not os.access(CHROMIUM, os.X_OK):
         raise SystemExit(f"Chromium not found at {CHROMIUM} (install Debian's chromium or set POSENC_CHROMIUM)")
     articles = printed_articles() if articles is None else articles
+    printed: list[str] = []
     with Printer(site) as printer:
         # Chromium starts while its version is read and the pages are read, which takes about as
         # long; a print that finds every part kept has started it for nothing, beside the reading.
         printer.start()
         parts = PartCache(cache, site, chromium_version())
         document = PrintDocument.of_site(site, articles, built, parts)
-        printed: list[str] = []
+        printing: dict[int, Future] = {}  # by id(part): the blank and the numbered contents share a name
 
-        def made(part: Part) -> Part:
-            """The part with its PDF, from the cache or printed now."""
-            import pikepdf
+        def request(part: Part) -> None:
+            """Take ``part``'s PDF from the cache, or have it printed after those asked for before it."""
+            kept = parts.get(part)
+            if kept is None:
+                printing[id(part)] = printer.submit(part.html)
+            else:
+                part.pdf = kept
 
-            pdf = parts.get(part)
-            if pdf is None:
-                pdf, loaded = printer.print(part.html)
+        def receive(part: Part) -> Part:
+            """``part`` with its PDF and length, waiting for its print if it is being printed."""
+            if id(part) in printing:
+                pdf, loaded = printing.pop(id(part)).result()
                 parts.put(part, pdf, loaded)
-                part.printed = True
+                part.pdf, part.printed = pdf, True
                 printed.append(part.name)
-            part.pdf = pdf
-            with pikepdf.open(io.BytesIO(pdf)) as opened:
-                part.pages = len(opened.pages)
+            if not part.pages:
+                with pikepdf.open(io.BytesIO(part.pdf)) as opened:
+                    part.pages = len(opened.pages)
             return part
 
-        cover = made(document.cover)
-        chapters = [made(chapter) for chapter in document.chapters]
+        cover, chapters = document.cover, document.chapters
         # The contents' length does not depend on its numbers (each line keeps its height), so a
-        # print with blank numbers (cached while the titles stay) says where the articles start.
-        blank = made(document.contents({}))
-        start = 1 + cover.pages + blank.pages
-        pages = {}
-        for chapter in chapters:
-            pages[chapter.name] = start
-            start += chapter.pages
-        contents = made(document.contents(pages))
-        if contents.pages != blank.pages:
-            raise SystemExit("the contents changed length when its page numbers were filled in")
-        printer.stop()
-        ordered_parts = [cover, contents, *chapters]
-        # The joined PDF is kept too: a rebuild of site/ that changed no printed page joins nothing.
-        joined_key = hashlib.sha256(
-            json.dumps([SCRIPT_DIGEST, document.title, document.release, str(built)], default=str).encode()
-            + "".join(part.source for part in ordered_parts).encode()
-        ).hexdigest()
-        parts.used.add(joined_key)
+        # print with blank numbers (kept while the titles stay) says where the articles start.
+        blank = document.contents({})
+        for part in (cover, *chapters, blank):
+            request(part)
+        contents: Part | None = None
+        pages: dict[str, int] = {}
+
+        def number_the_contents() -> None:
+            """Once every article's length is known, ask for the contents with its page numbers."""
+            nonlocal contents
+            waiting = [printing[id(part)] for part in (cover, blank, *chapters) if id(part) in printing]
+            if contents is not None or not all(future.done() for future in waiting):
+                return
+            start = 1 + receive(cover).pages + receive(blank).pages
+            for chapter in chapters:
+                pages[chapter.name] = start
+                start += receive(chapter).pages
+            contents = document.contents(pages)
+            request(contents)
+
+        # Every part kept (a rebuild that changed no printed page): the joined PDF may be kept too.
+        number_the_contents()
+        ordered = [cover, contents, *chapters] if contents is not None and not printing else None
+        joined_key = _joined_key(document, ordered, built) if ordered is not None else ""
         joined, record = cache / f"{joined_key}.joined.pdf", cache / f"{joined_key}.joined.json"
         try:
-            pdf = joined.read_bytes()
-            if hashlib.sha256(pdf).hexdigest() != json.loads(record.read_text(encoding="utf-8"))["pdf"]:
+            pdf = joined.read_bytes() if ordered is not None else b""
+            if pdf and hashlib.sha256(pdf).hexdigest() != json.loads(record.read_text(encoding="utf-8"))["pdf"]:
                 pdf = b""  # a file cut short
         except (OSError, ValueError, KeyError):
             pdf = b""
         if not pdf:
-            pdf, found = join(ordered_parts, document.release, document.title, built)
+            # The parts are copied into the joined PDF in one order (the cover, the articles, then
+            # the contents, which waits for every article's length), each as soon as it and those
+            # before it are here: while Chromium prints the others, the contents last of all.
+            joiner = Joiner(2 + len(chapters))
+            for number, part in [(0, cover), *enumerate(chapters, start=2)]:
+                number_the_contents()
+                joiner.take(number, receive(part))
+            receive(blank)
+            number_the_contents()
+            assert contents is not None  # every article's length is known by now
+            receive(contents)
+            printer.stop()
+            if contents.pages != blank.pages:
+                raise SystemExit("the contents changed length when its page numbers were filled in")
+            joiner.take(1, contents)
+            pdf, found = joiner.finish(document.release, document.title, built)
             moved = {key: (number, found.get(key)) for key, number in pages.items() if found.get(key) != number}
             if moved:
                 raise SystemExit(f"articles not on the pages the contents gives (contents, actual): {moved}")
+            joined_key = _joined_key(document, [cover, contents, *chapters], built)
+            joined, record = cache / f"{joined_key}.joined.pdf", cache / f"{joined_key}.joined.json"
             joined.write_bytes(pdf)
             record.write_text(json.dumps({"pdf": hashlib.sha256(pdf).hexdigest()}), encoding="utf-8")
+        parts.used.add(joined_key)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(pdf)
     parts.prune()

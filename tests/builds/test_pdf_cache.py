@@ -83,6 +83,9 @@ def test_an_edited_article_reprints_that_article_and_renumbers(site, articles, t
     starts_before, starts_after = _starts(before), _starts(after)
     assert starts_after["rope"] > starts_before["rope"], "the article after the edited one did not move"
     assert _contents_numbers(texts(after)) == [starts_after[key] for key in KEPT]
+    # The parts kept and the parts printed again join into the bytes a clean print of the edited pages gives.
+    _, clean = build(site, articles, tmp_path / "clean-cache", name="clean.pdf")
+    assert clean == after, "a print from the cache differs from a clean print of the same pages"
 
 
 def _starts(pdf: bytes) -> dict[str, int]:

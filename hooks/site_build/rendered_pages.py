@@ -13,8 +13,9 @@ a page that calls mkdocstrings (``::: name``), the objects it added to mkdocstri
 An entry is keyed on the page's Markdown as the hooks leave it (every ``calc`` value and
 generated block is in it), its place in the site, every file's place and whether it is built
 (links are resolved against those) and, for a page that calls mkdocstrings, the source of the
-``posenc`` package it documents; the store is named for ``mkdocs.yml``, every installed
-distribution's version, Python's version and the source of every hook, which decide the rest.
+``posenc`` package it documents and ``pyproject.toml`` (the formatter's settings for signatures);
+the store is named for ``mkdocs.yml``, every installed distribution's version, Python's version
+and the source of every hook, which decide the rest.
 A conversion that logged anything is not kept, so its messages (a warning fails a strict build)
 come again in every build.
 """
@@ -64,12 +65,17 @@ def files_digest(files) -> str:
 
 
 def package_digest() -> str:
-    """The source of the package mkdocstrings documents (its docstrings, signatures and members)."""
+    """The source of the package mkdocstrings documents (its docstrings, signatures and members),
+    and ``pyproject.toml``, whose settings the code formatter lays long signatures out with."""
     if "package" not in _this_build:
         package = paths.ROOT / "posenc"
+        settings = paths.ROOT / "pyproject.toml"
         sources = sorted(package.rglob("*.py"))
         _this_build["package"] = digest(
-            f"{path.relative_to(package).as_posix()}\n{path.read_text(encoding='utf-8')}" for path in sources
+            [
+                settings.read_text(encoding="utf-8") if settings.is_file() else "",
+                *(f"{path.relative_to(package).as_posix()}\n{path.read_text(encoding='utf-8')}" for path in sources),
+            ]
         )
     return _this_build["package"]
 

@@ -663,7 +663,15 @@ def test_a_page_documented_by_mkdocstrings_is_kept_with_its_inventory_and_follow
     assert handlers.inventory["posenc.angle"].uri == item.uri and handlers.inventory["posenc.angle"].role == item.role
     assert [handler.name for handler in handlers.seen_handlers] == ["python"]
     assert autorefs._primary_url_map["posenc.angle"] == ["api/#posenc.angle"]
-    # An edited docstring in the package converts the page again.
+    # An edited docstring in the package, or new settings for the formatter that lays out long
+    # signatures, convert the page again.
     (project.root / "posenc" / "__init__.py").write_text('def angle(p):\n    """The new angle."""\n', encoding="utf-8")
+    rendered_pages.forget_build()
+    assert "Planted." not in project.convert("api.md").content
+    rendered_pages.RENDERED.save()
+    _plant_content("The angle of position p.", "Planted.")
+    _plant_content("The new angle.", "Planted.")
+    assert "Planted." in project.convert("api.md").content
+    (project.root / "pyproject.toml").write_text("[tool.ruff]\nline-length = 60\n", encoding="utf-8")
     rendered_pages.forget_build()
     assert "Planted." not in project.convert("api.md").content

@@ -8,7 +8,15 @@ Design history: docs/design-notes.md#hooks-package
 Modules:
 
 ``paths``            where the build reads from (the repository, docs/, figures, reports)
-``state``            what one hook sets and another reads during a build (nothing else keeps any)
+``state``            what one hook sets and another reads during a build (a module's own memo
+                     of one build's reading, such as ``page_meta``'s articles, is forgotten
+                     when the next build starts)
+``kept``             results one build keeps for the next, each under a digest of its inputs
+``highlighting``     Pygments' highlighting, kept per code block
+``signatures``       the API page's signatures as the code formatter lays them out, kept
+``search_entries``   the search index's entries of each page, kept
+``templates``        the theme's templates as Jinja compiles them, kept
+``rendered_pages``   each page's Markdown converted to HTML, kept with what the conversion registered
 ``markers``          the ``{{ ... }}`` page markers: finding them outside code and expanding them
 ``front_matter``     a page's own title, and checks of its front matter (``scripts:``, ``description``)
 ``figures``          a figure on a page, its generated page, and the failed renders a preview shows

@@ -517,8 +517,8 @@ def rope_base_lower_bound(
     less than ``1 + rtol`` times smaller does not (or is 1), and no grid base below it is feasible (an
     island narrower than the grid step below it would be missed). The phases are formed in
     float64 as ``m * theta_i``, accurate to about ``m`` ulps, far below the tolerance. A trial
-    base costs up to ``(context_length + 1) * head_dim / 2`` cosines, so a call at head_dim
-    128 takes about a second for a thousand tokens and several for four thousand.
+    base costs up to ``(context_length + 1) * head_dim / 2`` cosines; an infeasible one usually
+    far fewer, since it is first tested near the distance where the base before it failed.
 
     >>> import posenc
     >>> bound = rope_base_lower_bound(64, 8, rtol=1e-3)
@@ -539,21 +539,31 @@ def rope_base_lower_bound(
     _checks.elements("context_length and head_dim", length + 1, pairs)
     exponents = -2.0 * np.arange(pairs) / dim
     block = max(1, 2**16 // pairs)
-
-    starts = list(range(0, length + 1, block))
+    # Neighbouring bases fail at nearby distances, so each trial looks first at this many
+    # distances around the one where the previous base failed: most trials stop there, at a
+    # sixteenth of a block's cosines.
+    window = max(1, block // 16)
     last_failure = [0]
 
+    def first_negative(start: int, stop: int) -> int | None:
+        m = np.arange(start, stop, dtype=np.float64)
+        negative = np.flatnonzero(np.cos(np.multiply.outer(m, theta[0])).sum(axis=-1) < 0.0)
+        return start + int(negative[0]) if negative.size else None
+
+    theta = [np.empty(0)]
+
     def feasible(base: float) -> bool:
-        # The block where the previous base failed first (neighbouring bases fail at nearby m),
-        # then the rest from m = 0: most trials stop after one block.
-        theta = base**exponents
-        order = [last_failure[0]] + [start for start in starts if start != last_failure[0]]
-        for start in order:
-            m = np.arange(start, min(start + block, length + 1), dtype=np.float64)
-            if np.min(np.cos(np.multiply.outer(m, theta)).sum(axis=-1)) < 0.0:
-                last_failure[0] = start
-                return False
-        return True
+        theta[0] = base**exponents
+        near = max(0, min(last_failure[0] - window // 2, length + 1 - window))
+        found = first_negative(near, min(near + window, length + 1))
+        for start in range(0, length + 1, block):
+            if found is not None:
+                break
+            found = first_negative(start, min(start + block, length + 1))
+        if found is None:
+            return True
+        last_failure[0] = found
+        return False
 
     # Base 1 itself is excluded (no rotation); the scan starts one grid step above it.
     low, high = 1.0, ratio

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import pathlib
 import shutil
 import subprocess
@@ -620,7 +621,7 @@ def test_a_kept_page_is_converted_again_when_its_markdown_place_or_the_files_cha
     assert "Planted." in project.convert("other.md").content
 
 
-@pytest.mark.parametrize("changed", ["mkdocs.yml", "hook", "distribution"])
+@pytest.mark.parametrize("changed", ["mkdocs.yml", "hook", "distribution", "python", "link checks"])
 def test_a_new_configuration_hook_or_package_never_reads_the_old_pages(project, monkeypatch, changed):
     project.convert("other.md")
     rendered_pages.RENDERED.save()
@@ -631,9 +632,14 @@ def test_a_new_configuration_hook_or_package_never_reads_the_old_pages(project, 
             config.write("# edited\n")
     elif changed == "hook":
         (project.root / "hooks" / "hook.py").write_text("# an edited hook\n", encoding="utf-8")
-    else:
+    elif changed == "distribution":
         installed = kept.installed_releases()
         monkeypatch.setattr(rendered_pages, "installed_releases", lambda: [*installed, "Markdown==0.0.1"])
+    elif changed == "python":
+        monkeypatch.setattr(rendered_pages.sys, "version", "3.99.0 (another build)")
+    else:
+        # MkDocs collects a page's links to other pages' anchors only below its debug level.
+        monkeypatch.setattr(logging.getLogger("mkdocs.structure.pages"), "level", logging.DEBUG)
     rendered_pages.RENDERED.forget_build()
     assert "Planted." not in project.convert("other.md").content
 

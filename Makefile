@@ -154,12 +154,12 @@ pdf: $(SITE_PDF) ## Print every article and the derivations into site/posenc.pdf
 serve: figures $(VERIFY_REPORT) $(NODE_STAMP) ## Preview with live reload (re-renders edited figures)
 	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
-lint: $(VENV_STAMP) ## Check the Python with ruff (lint and format), then type-check the library with mypy (settings in pyproject.toml)
+lint: $(VENV_STAMP) ## Check the Python with ruff (lint and format), then type-check posenc/ with mypy (settings in pyproject.toml)
 	$(call step,"linting with ruff")
 	$(VENV)/bin/ruff check .
 	$(call step,"checking the layout with ruff format (ruff format . applies it)")
 	$(VENV)/bin/ruff format --check .
-	$(call step,"type-checking the library with mypy")
+	$(call step,"type-checking posenc/ with mypy")
 	$(VENV)/bin/mypy
 
 # Each test's time goes to TEST_REPORT (JUnit XML), where `make bench` reads the suite's slowest parts.

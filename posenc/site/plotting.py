@@ -313,11 +313,13 @@ def _make_legible(fig: Figure) -> float:
         raised = False
         for text in _drawn_texts(fig):
             least = MIN_FONT_SIZE / _script_scale(text)
-            if text.get_fontsize() < least - 1e-9:
+            # Matplotlib's hints allow a size name, but a drawn text's size is in points.
+            if float(text.get_fontsize()) < least - 1e-9:
                 text.set_fontsize(least)
                 raised = True
         if not raised:
-            return min((text.get_fontsize() * _script_scale(text) for text in _drawn_texts(fig)), default=MIN_FONT_SIZE)
+            sizes = (float(text.get_fontsize()) * _script_scale(text) for text in _drawn_texts(fig))
+            return min(sizes, default=MIN_FONT_SIZE)
     raise RuntimeError("texts kept shrinking below the smallest size after being raised")  # pragma: no cover
 
 
@@ -675,7 +677,7 @@ def colour_of(**concept: Any) -> str:
     if kind == "reference":
         if value is not True:
             raise ValueError("write colour_of(reference=True)")
-        return matplotlib.rcParams["axes.edgecolor"]
+        return str(matplotlib.rcParams["axes.edgecolor"])
     if kind == "series":
         if not isinstance(value, int) or not 0 <= value < len(_OKABE_ITO):
             raise ValueError(f"series must be an int in [0, {len(_OKABE_ITO)}), got {value!r}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,7 +139,7 @@ def assert_zero(expression: object, what: str) -> None:
         raise ProofFailure(f"{what}: residual {residual} is not zero")
 
 
-def assert_equal(lhs: object, rhs: object, what: str) -> None:
+def assert_equal(lhs: Any, rhs: Any, what: str) -> None:
     """Fail with ``what`` unless ``lhs - rhs`` simplifies to zero (matrices element-wise)."""
     import sympy as sp
 

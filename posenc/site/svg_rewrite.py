@@ -47,7 +47,7 @@ _INHERITED_PAINT = frozenset(
 )
 
 
-def _hundredths(match: re.Match) -> str:
+def _hundredths(match: re.Match[str]) -> str:
     return f"{float(match[0]):.2f}".rstrip("0").rstrip(".")
 
 
@@ -215,7 +215,7 @@ def _join_glyphs(text: ElementTree.Element) -> None:
         and set(_parse_style(first.get("style", ""))) == {"font-size"}
         and not set(text.attrib) & {"x", "y", "style"}
     ):
-        text.attrib.update({key: first.get(key) for key in ("x", "y", "style") if first.get(key) is not None})
+        text.attrib.update({key: value for key in ("x", "y", "style") if (value := first.get(key)) is not None})
         text.text = first.text
         text.remove(first)
 
@@ -223,7 +223,7 @@ def _join_glyphs(text: ElementTree.Element) -> None:
 def _flatten(parent: ElementTree.Element) -> None:
     """Replace every ``<g>`` without attributes by its children (they mean nothing left bare), and
     a ``<g>`` that only moves one text (Matplotlib's wrapper of math text) by the text, moved."""
-    children = []
+    children: list[ElementTree.Element] = []
     for child in parent:
         _flatten(child)
         if _tag(child) == "g" and not child.attrib:
@@ -236,7 +236,7 @@ def _flatten(parent: ElementTree.Element) -> None:
             and "transform" not in child[0].attrib
             and "clip-path" not in child[0].get("style", "")
         ):
-            child[0].set("transform", child.get("transform"))
+            child[0].set("transform", child.attrib["transform"])
             children.append(child[0])
         else:
             children.append(child)
@@ -296,7 +296,7 @@ def _merge_shapes(root: ElementTree.Element) -> None:
     }
     for parent in list(root.iter()):
         children, merged = list(parent), []
-        runs: dict[tuple, ElementTree.Element] = {}  # the path each run is gathered into, by its kind
+        runs: dict[tuple[object, ...], ElementTree.Element] = {}  # the path each run is gathered into, by its kind
         for child in children:
             tag = _tag(child)
             if (
@@ -310,12 +310,12 @@ def _merge_shapes(root: ElementTree.Element) -> None:
                     "style",
                 }
             ):
-                marker = markers[child.get(_XLINK_HREF)[1:]]
+                marker = markers[child.get(_XLINK_HREF, "")[1:]]
                 style = _parse_style(child.get("style", "")) | _parse_style(marker.get("style", ""))
                 if _ONE_SEGMENT.fullmatch(marker.get("d", "")) and "fill" not in style:
                     style["fill"] = "none"  # what it draws: the fill of a segment is empty
                 if _one_paint(style):
-                    kind = ("use", child.get(_XLINK_HREF), child.get("style", ""))
+                    kind: tuple[object, ...] = ("use", child.get(_XLINK_HREF), child.get("style", ""))
                     x, y = (round(float(child.get(key, "0")) * 100) for key in ("x", "y"))
                     piece = _placed(marker.get("d", ""), x, y)
                     if kind in runs:
@@ -359,7 +359,7 @@ def _gather(root: ElementTree.Element, literal: str) -> None:
     itself (each cell label of a heatmap came in a group of its own): fewer elements."""
     definitions = ElementTree.Element(f"{{{_SVG}}}defs")
     for parent in list(root.iter()):
-        children = []
+        children: list[ElementTree.Element] = []
         for child in parent:
             if _tag(child) == "defs":
                 definitions.extend(child)
@@ -481,6 +481,8 @@ def rewrite(
     _merge_shapes(root)
     _gather(root, literal)
     view_box = root.get("viewBox")
+    if view_box is None:
+        raise ValueError("Matplotlib's SVG has no viewBox to keep")
     root.attrib.clear()
     root.attrib.update(attributes)
     root.set("viewBox", view_box)

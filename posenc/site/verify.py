@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.ids and args.report is not None:
         # The site is built from the report: one that left derivations out would drop their pages.
         parser.error("--report lists every derivation, so it takes no IDs")
-    failed, report = [], {}
+    failed: list[str] = []
+    report: dict[str, dict[str, object]] = {}
     start_all = time.perf_counter()
     for entry in [REGISTRY[i] for i in args.ids] if args.ids else ordered(REGISTRY):
         start = time.perf_counter()

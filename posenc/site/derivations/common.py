@@ -73,7 +73,8 @@ def softmax(scores: np.ndarray) -> np.ndarray:
     """Softmax over the last axis; entries equal to -inf get probability zero."""
     shifted = scores - np.max(scores, axis=-1, keepdims=True)
     weights = np.exp(shifted)
-    return weights / np.sum(weights, axis=-1, keepdims=True)
+    probabilities: np.ndarray = weights / np.sum(weights, axis=-1, keepdims=True)
+    return probabilities
 
 
 # Induction over the number of pairs. A width-d vector is the stack of its d/2 pairs and a

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from numpy.typing import ArrayLike
 
 import posenc
 
@@ -251,7 +252,7 @@ def prove_axial_rope_2d_relative() -> None:
         raise ProofFailure("a part depends on the other axis's offset")
 
 
-def axial_rope(x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+def axial_rope(x: np.ndarray, rows: ArrayLike, columns: ArrayLike) -> np.ndarray:
     """Axial 2-D RoPE: the first half of the channels is RoPE of width d/2 at the row, the second at the column."""
     half = x.shape[-1] // 2
     return np.concatenate([posenc.rope(x[..., :half], rows), posenc.rope(x[..., half:], columns)], axis=-1)
@@ -342,7 +343,9 @@ def prove_mixed_rope_2d_relative() -> None:
         raise ProofFailure("an axial pair's phase depends on both offsets")
 
 
-def mixed_rope(x: np.ndarray, rows: np.ndarray, columns: np.ndarray, along_x: np.ndarray, along_y: np.ndarray):
+def mixed_rope(
+    x: np.ndarray, rows: ArrayLike, columns: ArrayLike, along_x: np.ndarray, along_y: np.ndarray
+) -> np.ndarray:
     """RoPE-Mixed in the interleaved layout: pair r of each row turns by f_x[r] column + f_y[r] row."""
     angles = np.multiply.outer(columns, along_x) + np.multiply.outer(rows, along_y)
     first, second = x[..., 0::2], x[..., 1::2]
@@ -362,7 +365,8 @@ def check_mixed_rope_2d_relative(rng: np.random.Generator) -> None:
     def pair_scores(at_query: tuple[float, float], at_key: tuple[float, float]) -> np.ndarray:
         rotated_query = mixed_rope(query[None, :], [at_query[0]], [at_query[1]], along_x, along_y)[0]
         rotated_key = mixed_rope(key[None, :], [at_key[0]], [at_key[1]], along_x, along_y)[0]
-        return (rotated_query * rotated_key).reshape(-1, 2).sum(axis=1)
+        scores: np.ndarray = (rotated_query * rotated_key).reshape(-1, 2).sum(axis=1)
+        return scores
 
     scores = pair_scores((i, j), (i_k, j_k))
     moved = pair_scores((i + shift[0], j + shift[1]), (i_k + shift[0], j_k + shift[1]))

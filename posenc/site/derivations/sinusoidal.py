@@ -777,7 +777,8 @@ def check_residual_jacobian(rng: np.random.Generator) -> None:
     x = posenc.sinusoidal([int(rng.integers(0, 10**4))], width)[0]
 
     def block(point: np.ndarray) -> np.ndarray:
-        return point + np.tanh(weights @ point)
+        moved: np.ndarray = point + np.tanh(weights @ point)
+        return moved
 
     step = 1e-6
     columns = [(block(x + step * unit) - block(x - step * unit)) / (2 * step) for unit in np.eye(width)]

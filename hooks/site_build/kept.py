@@ -40,6 +40,14 @@ def digest(parts: Iterable[str | bytes]) -> str:
     return total.hexdigest()
 
 
+def source_texts(folder: pathlib.Path) -> list[str]:
+    """Every Python file under ``folder`` as "its path under the folder NUL its text", sorted: a
+    store maker's reading of the code that makes its entries."""
+    return [
+        f"{source.relative_to(folder)}\0{source.read_text(encoding='utf-8')}" for source in sorted(folder.rglob("*.py"))
+    ]
+
+
 # A header field's name as the e-mail parser reads one: printable ASCII, no space and no colon.
 FIELD_NAME = re.compile(r"[!-9;-~]+")
 

@@ -51,7 +51,7 @@ from mkdocs.exceptions import PluginError
 import posenc
 
 from . import citations, derivation_pages, figures, panels, peer_tests
-from .kept import Kept
+from .kept import Kept, source_texts
 
 # A backslash before the braces escapes a marker (see the module docstring).
 MARKER = re.compile(r"(?<!\\)\{\{\s*(?P<kind>[a-z]+)(?:\s+(?P<spec>[^:}]*?))?\s*(?::\s*(?P<arg>.*?))?\s*\}\}")
@@ -65,12 +65,7 @@ LIBRARY = pathlib.Path(posenc.__file__).parent
 def _calculator() -> list[str]:
     """What a ``calc`` value depends on besides its expression and format: the library's code,
     NumPy and Python (an expression sees ``posenc`` and ``np`` only)."""
-    sources = sorted(LIBRARY.rglob("*.py"))
-    return [
-        np.__version__,
-        sys.version,
-        *(f"{source.relative_to(LIBRARY)}\0{source.read_text(encoding='utf-8')}" for source in sources),
-    ]
+    return [np.__version__, sys.version, *source_texts(LIBRARY)]
 
 
 # A calc value takes up to a second to compute (a RoPE base bound scans thousands of bases), and

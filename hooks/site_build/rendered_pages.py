@@ -30,19 +30,18 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
 from . import paths
-from .kept import Kept, digest, installed_releases
+from .kept import Kept, digest, installed_releases, source_texts
 
 # A line that asks mkdocstrings for an object's documentation.
 _MKDOCSTRINGS_BLOCK = re.compile(r"^\s*::: ", re.MULTILINE)
 
 
 def _maker() -> tuple[str, ...]:
-    hooks = sorted((paths.ROOT / "hooks").rglob("*.py"))
     return (
         sys.version,
         "\n".join(installed_releases()),
         (paths.ROOT / "mkdocs.yml").read_text(encoding="utf-8"),
-        *(f"{path.relative_to(paths.ROOT)}\n{path.read_text(encoding='utf-8')}" for path in hooks),
+        *source_texts(paths.ROOT / "hooks"),
     )
 
 
@@ -68,14 +67,9 @@ def package_digest() -> str:
     """The source of the package mkdocstrings documents (its docstrings, signatures and members),
     and ``pyproject.toml``, whose settings the code formatter lays long signatures out with."""
     if "package" not in _this_build:
-        package = paths.ROOT / "posenc"
         settings = paths.ROOT / "pyproject.toml"
-        sources = sorted(package.rglob("*.py"))
         _this_build["package"] = digest(
-            [
-                settings.read_text(encoding="utf-8") if settings.is_file() else "",
-                *(f"{path.relative_to(package).as_posix()}\n{path.read_text(encoding='utf-8')}" for path in sources),
-            ]
+            [settings.read_text(encoding="utf-8") if settings.is_file() else "", *source_texts(paths.ROOT / "posenc")]
         )
     return _this_build["package"]
 

@@ -29,7 +29,7 @@ from . import _checks
 #: configuration files where those have one.
 FIELDS: Mapping[str, str] = MappingProxyType(
     {
-        "rope_theta": "the RoPE base b of the frequencies b**(-2r/d) (the global layers' where the local ones differ)",
+        "rope_theta": "the RoPE base b of the frequencies b**(-2r/d); the global layers' where they differ",
         "local_rope_theta": "the RoPE base of the local (sliding-window) layers, where it differs from rope_theta",
         "head_dim": "the channels of one attention head",
         "num_hidden_layers": "the number of decoder (or encoder) layers",

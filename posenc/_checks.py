@@ -11,9 +11,10 @@ Limits (each defined once, here):
 * ``PHASE_LIMIT``: a phase ``t * omega`` must be below 2**53 radians in magnitude; below it
   the phases of ``posenc._precision`` are accurate to about 2e-16 (tests check this against
   mpmath), above it an angle held in float64 has no accurate sine at all.
-* ``MAX_ELEMENTS``: no array a call builds (its result or the sine/cosine table behind it)
-  may have more than 2**27 elements (1 GiB in float64). The check runs before anything is
-  allocated, so an oversized request fails at once instead of exhausting memory.
+* ``MAX_ELEMENTS``: no array a call reads or builds (an argument, its result or the sine/cosine
+  table behind it) may have more than 2**27 elements (1 GiB in float64). The check runs before
+  anything is allocated (an argument's before it is converted: a broadcast view of a few numbers
+  would be copied whole), so an oversized request fails at once instead of exhausting memory.
 * ``MAX_WIDTH``: no encoding may have more than 2**16 channels. Frequencies are computed
   correctly rounded in decimal arithmetic, one pair at a time (about a second at this
   width), so a wider request would run for minutes before any output exists.
@@ -23,7 +24,9 @@ Limits (each defined once, here):
   ``OverflowError`` from a later float or int64 conversion. Below it every integer is exact in
   float64 and any sum or difference of two of them is exact in int64.
 
-Arrays: a ragged nested list (rows of different lengths) or an object array is named as such,
+Scalars: a bool is never a number, nor is a NumPy duration or date (``timedelta64`` subclasses
+NumPy's integers), whether given alone or inside a list. Arrays: a ragged nested list (rows of
+different lengths) or an object array is named as such,
 Python integers in an object array are read as int64 when they fit, and a result that would
 not be finite in float64 (an overflow of finite arguments) is refused by ``finite`` rather
 than returned. NaN and infinity are refused in every array of numbers a function reads
@@ -65,6 +68,17 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
+def _is_time(value: Any) -> bool:
+    """Whether a scalar is a NumPy duration or date: ``timedelta64`` subclasses ``numpy.signedinteger``,
+    so it passes ``numbers.Integral``, but a duration (or a date) is not a count."""
+    return isinstance(value, (np.timedelta64, np.datetime64))
+
+
+def _not_a_number(value: Any, kind: type) -> bool:
+    """Whether a scalar fails to be a number of ``kind`` (Integral or Real): bools, durations and dates never are."""
+    return _is_bool(value) or _is_time(value) or not isinstance(value, kind)
+
+
 def _is_real(array: np.ndarray) -> bool:
     """Whether an array holds real numbers: a signed, unsigned or floating dtype.
 
@@ -80,7 +94,7 @@ def integer(name: str, value: Any, *, minimum: int | None = None, maximum: int |
     ``maximum`` defaults to INTEGER_LIMIT, so no integer argument is unbounded by accident;
     ``None`` leaves the top open for a caller that bounds the value itself right after.
     """
-    if _is_bool(value) or not isinstance(value, numbers.Integral):
+    if _not_a_number(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
     number = int(value)
     if minimum is not None and number < minimum:
@@ -93,7 +107,7 @@ def integer(name: str, value: Any, *, minimum: int | None = None, maximum: int |
 
 def _as_float(name: str, value: Any) -> float:
     """A real number as a float; an int beyond float64's range becomes an infinity of its sign."""
-    if _is_bool(value) or not isinstance(value, numbers.Real):
+    if _not_a_number(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
     try:
         return float(value)
@@ -206,9 +220,32 @@ _WITHIN_INT64 = "within int64"
 _OFFSET_RULE = "below 2**53 in magnitude (the range of position ids, where phases have accurate cosines)"
 
 
-def as_array(name: str, value: Any, rule: str | None = None) -> np.ndarray:
-    """``value`` as a NumPy array, with the two ways NumPy fails on a hostile list named for the caller.
+def _readable(name: str, size: int) -> None:
+    if size > MAX_ELEMENTS:
+        raise ValueError(
+            f"{name} must have at most {MAX_ELEMENTS} (2**27) elements, posenc's limit on any array a call reads "
+            f"or builds, got {size}"
+        )
 
+
+def _holds_bool(value: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether a nested list or tuple holds a bool (or an array of bools) anywhere."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif _is_bool(item) or (isinstance(item, np.ndarray) and item.dtype.kind == "b"):
+            return True
+    return False
+
+
+def as_array(name: str, value: Any, rule: str | None = None) -> np.ndarray:
+    """``value`` as a NumPy array, with the ways NumPy fails on a hostile list named for the caller.
+
+    An array of more than MAX_ELEMENTS elements is refused before it is read (every function
+    converts what it reads, so a broadcast view of a few numbers would be copied whole), and so
+    is a list holding a bool among numbers (NumPy would read True as 1).
     A ragged nested list (rows of different lengths) is refused by name instead of with NumPy's
     "inhomogeneous shape" message. An object array (NumPy's answer to Python integers beyond
     int64, or to mixed contents) is read item by item: integers that fit become int64; with
@@ -217,16 +254,23 @@ def as_array(name: str, value: Any, rule: str | None = None) -> np.ndarray:
     an infinity that the finiteness checks refuse; anything else is a TypeError naming the
     item's type.
     """
+    if isinstance(value, np.ndarray):
+        # Before any conversion: a broadcast view (no memory of its own) would be copied whole.
+        _readable(name, value.size)
     try:
         array = np.asarray(value)
     except ValueError:
         raise ValueError(
             f"{name} must be a rectangular array (every row the same length), got a ragged nested sequence"
         ) from None
+    _readable(name, array.size)
     if array.dtype != object:
+        if isinstance(value, (list, tuple)) and array.dtype.kind in "iuf" and _holds_bool(value):
+            # NumPy reads True as 1 beside other numbers; only an all-bool list keeps a bool dtype.
+            raise TypeError(f"{name} must hold numbers, got a bool (True or False) among them")
         return array
     items = array.ravel().tolist()
-    bad = next((item for item in items if _is_bool(item) or not isinstance(item, numbers.Real)), None)
+    bad = next((item for item in items if _not_a_number(item, numbers.Real)), None)
     if bad is not None:
         what = "a ragged nested sequence" if isinstance(bad, (list, tuple, np.ndarray)) else type(bad).__name__
         raise TypeError(f"{name} must hold real numbers, got an object array holding {what}")

@@ -107,6 +107,8 @@ def mrope_axes(head_dim: int, sections: ArrayLike, *, axis_layout: str = "chunke
 def _three_axis_ids(value: Any) -> NDArray[np.int64]:
     """Position ids of shape (3, n): non-negative integers below 2**53, as int64."""
     array = _checks.as_array("position_ids", value, _IDS_RULE)
+    if not _checks._is_real(array):  # before the shape: a string is the wrong kind of value, not of shape
+        raise TypeError(f"position_ids must hold integers, got dtype {array.dtype}")
     if array.ndim != 2 or array.shape[0] != 3:
         raise ValueError(
             f"position_ids must have shape (3, n): temporal, height and width ids of each token, got shape "

@@ -1044,6 +1044,26 @@ ISSUE_ERRORS = [
         "queries",
     ),
     (lambda: posenc.kerple_bias([0], [10], 1e307, 2.0), "overflowed", "r1"),
+    # A duration or a date is not a count, and a bool inside a list is not one either (issue 45).
+    (lambda: posenc.sincos_2d_table(np.timedelta64(4), 3, 8, layout="mae"), "must be an integer", "rows"),
+    (lambda: posenc.liere_generators(4, 2, seed=np.timedelta64(3)), "must be an integer", "seed"),
+    (lambda: posenc.rope_frequencies(8, base=np.datetime64(10**4, "D")), "must be a real number", "base"),
+    (lambda: posenc.mrope_axes(12, [True, 3, 2]), "got a bool", "sections"),
+    (lambda: posenc.mrope_position_ids([("text", 1), ("image", [True, 2, 2])]), "got a bool", "segments"),
+    (lambda: posenc.mrope_position_ids([("text", np.timedelta64(2))]), "must be an integer", "segments"),
+    (lambda: posenc.resample_patch_table(np.ones((5, 1)), [True, 2], convention="timm"), "got a bool", "new_grid"),
+    (
+        lambda: posenc.llama4_layers(3, no_rope_layers=[1, True, 0], no_rope_layer_interval=4),
+        "got a bool",
+        "no_rope_layers",
+    ),
+    (
+        lambda: posenc.rope_scaling_frequencies(8, {"rope_type": "linear", "factor": np.timedelta64(2)}),
+        "must be a real number",
+        "factor",
+    ),
+    # A string is the wrong type of position ids, whatever its shape (issue 45).
+    (lambda: posenc.mrope_phases("0 1 2", 8, [2, 1, 1]), "must hold integers", "position_ids"),
     # NaN: one rule, refused everywhere (rope passed it through before).
     (lambda: posenc.rope(np.array([[np.nan, 1.0]]), [0]), "must be finite", "x"),
     (lambda: posenc.apply_xpos(np.array([[np.inf, 1.0]]), [0]), "must be finite", "x"),
@@ -1056,6 +1076,8 @@ ISSUE_ERRORS = [
 def test_each_case_of_the_issue_is_refused_naming_the_argument_and_the_rule(call, rule, name):
     with pytest.raises((ValueError, TypeError)) as caught:
         call()
+    if rule in ("must be an integer", "must be a real number", "got a bool", "must hold integers"):
+        assert isinstance(caught.value, TypeError), caught.value  # the wrong kind of value, not a bad number
     assert _mentions(str(caught.value), name), caught.value
     assert re.search(rule, str(caught.value)), caught.value
 
@@ -1314,3 +1336,44 @@ def test_an_empty_alibi_grid_builds_no_slopes_but_still_bounds_n_heads():
 def test_a_wavelength_beyond_float64_is_refused():
     with pytest.raises(ValueError, match="base and width must be small enough that the result is finite"):
         posenc.wavelengths(65536, base=1e308)
+
+
+# ---------------------------------------------------------------------------------------
+# Values of the wrong kind that NumPy would read as numbers: refused by type, naming the argument
+
+#: NumPy makes ``timedelta64`` a subclass of its integers (so it passes ``numbers.Integral``),
+#: and a date converts to a count of days: neither is a count, a size or a real number.
+TIME_SCALARS = [np.timedelta64(3), np.timedelta64(2, "s"), np.datetime64(3, "D")]
+
+
+def wrong_kinds(value: Any) -> list[tuple[str, Any]]:
+    """Values of the wrong type shaped after a numeric baseline: each must be a TypeError."""
+    if type(value) in (int, float):
+        return [(repr(item), item) for item in TIME_SCALARS]
+    if not isinstance(value, (list, np.ndarray)) or not np.asarray(value).size:
+        return []
+    array = np.asarray(value)
+    kinds = [
+        ("a list with True among numbers", _with_element(array, True).tolist()),
+        ("a list with numpy's False among numbers", _with_element(array, np.False_).tolist()),
+        ("a list with a duration among numbers", _with_element(array, np.timedelta64(1)).tolist()),
+        ("an object array with a date among numbers", _with_element(array, np.datetime64(1, "D"))),
+        ("a string", " ".join(map(str, array.ravel().tolist()))),
+        ("a list of strings", array.astype(str).tolist()),
+    ]
+    if array.ndim > 1:  # a bool in an inner row, where a check of the outer list alone would not look
+        inner = array.astype(object)
+        inner[(-1,) * array.ndim] = True
+        kinds.append(("a nested list with True in its last row", inner.tolist()))
+    return kinds
+
+
+@pytest.mark.parametrize("label, function, kwargs", CALLS, ids=LABELS)
+def test_durations_dates_strings_and_bools_among_numbers_are_refused_as_the_wrong_type(label, function, kwargs):
+    for argument, value in kwargs.items():
+        for kind, hostile in wrong_kinds(value):
+            outcome, peak = measured(function, {**kwargs, argument: hostile})
+            where = f"{label} with {kind} as {argument}"
+            assert isinstance(outcome, TypeError), f"{where} gave {outcome!r}"
+            assert _mentions(str(outcome), argument), f"{where} raised {outcome!r}, which does not name it"
+            assert peak < SPARE_BYTES

@@ -3,7 +3,8 @@
 Each mechanism here gives causal attention a sense of order from what the tokens hold rather than
 from their indices:
 
-* The Forgetting Transformer (FoX; Lin et al., 2025): a forget gate ``f_t`` in (0, 1] per step
+* The Forgetting Transformer (FoX; Lin et al., 2025): a forget gate ``f_t`` in (0, 1) per step
+  (a sigmoid; the functions here also take 1, the limit in which the gate forgets nothing)
   adds ``D_ij = sum_{l=j+1}^{i} log f_l`` to the logit of query i on key j <= i
   (``forgetting_bias``), before the softmax (``forgetting_attention``). A constant gate ``f``
   gives ``(i - j) log f``: ALiBi with slope ``-log f``.
@@ -19,6 +20,7 @@ weight, and checks its arguments through ``posenc._checks``, naming the offendin
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -37,7 +39,8 @@ def _real(name: str, value: Any, *, min_ndim: int, what: str) -> NDArray[np.floa
         raise TypeError(f"{name} must be a real array, got dtype {array.dtype}")
     if array.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} axes {what}, got shape {array.shape}")
-    array = array.astype(np.float64)
+    # No copy when it is float64 already: nothing here writes into an argument.
+    array = array.astype(np.float64, copy=False)
     if np.any(np.isnan(array)):
         raise ValueError(f"{name} must not hold NaN")
     return array
@@ -83,29 +86,51 @@ def _causal(n: int, *, strict: bool = False) -> NDArray[np.bool_]:
 # The Forgetting Transformer
 
 
+def _row_blocks(shape: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(start, stop) of blocks of the query rows of an (..., n, n) array, each block's temporaries
+    (the leading axes times its rows times the keys) near ``_checks.BLOCK_ELEMENTS``, at least one row."""
+    n = shape[-1]
+    rows = max(1, _checks.BLOCK_ELEMENTS // max(1, math.prod(shape[:-2]) * n))
+    return [(start, min(n, start + rows)) for start in range(0, n, rows)]
+
+
 def forgetting_bias(forget_gates: ArrayLike, *, log: bool = False) -> NDArray[np.float64]:
     """FoX's bias ``D_ij = sum_{l=j+1}^{i} log f_l`` for keys j <= i, ``-inf`` above the diagonal.
 
     ``forget_gates`` has shape ``(..., n)``, one gate per step (per head on any leading axes),
     each in (0, 1]; with ``log=True`` it holds ``log f`` instead (each <= 0), as a layer computes
     it (``logsigmoid`` of a projection) without rounding a gate near 0 or 1. The result has shape
-    ``(..., n, n)``; the diagonal is 0 (an empty sum). The sums are differences of one running
-    sum of the logs, which is how FoX and its kernels form them. Derivation
+    ``(..., n, n)``; the diagonal is 0 (an empty sum). FoX's kernels form the sums as differences
+    of one running sum of the logs, which cancels: after a gate of ``log f = -1e16`` every later
+    difference would be 0. Here each row is summed from the diagonal outward instead, adding
+    ``log f_i``, ``log f_{i-1}``, ... in turn: every term is <= 0, so no partial sum cancels and
+    each bias is within about ``n`` roundings of its exact value. Derivation
     ``fox-constant-gate-is-alibi``: a constant gate ``f`` gives ALiBi with slope ``-log f``.
 
     >>> forgetting_bias([1.0, 0.5, 0.5]).round(4).tolist()
     [[0.0, -inf, -inf], [-0.6931, 0.0, -inf], [-1.3863, -0.6931, 0.0]]
+    >>> forgetting_bias([-1e16, -1.0, -1.0, -0.5], log=True)[3].tolist()
+    [-2.5, -1.5, -0.5, 0.0]
     """
     logs = _log_gates(forget_gates, log)
     n = logs.shape[-1]
     _checks.elements("forget_gates", *logs.shape, n)
-    with np.errstate(over="ignore"):  # a running sum beyond float64 is refused just below, by name
-        running = np.cumsum(logs, axis=-1)
-    if not np.all(np.isfinite(running)):
-        raise ValueError("forget_gates must be small enough in magnitude that their running sum is finite in float64")
-    # Both running sums are <= 0, so their difference cannot overflow.
-    bias = running[..., :, None] - running[..., None, :]
-    return np.where(_causal(n), bias, -np.inf)
+    bias = np.full(logs.shape + (n,), -np.inf)
+    # following[..., k] = log f_{k+1}: the term key k adds when the sum reaches back past it.
+    following = np.concatenate([logs[..., 1:], np.zeros_like(logs[..., :1])], axis=-1)
+    for start, stop in _row_blocks(bias.shape):
+        query = np.arange(start, stop)[:, None]
+        key = np.arange(stop)[None, :]
+        terms = np.where(key < query, following[..., None, :stop], 0.0)
+        with np.errstate(over="ignore"):  # a sum beyond float64 is refused just below, by name
+            # Reversed running sum: key j gets the terms of keys j .. i - 1, the nearest added first.
+            sums = np.cumsum(terms[..., ::-1], axis=-1)[..., ::-1]
+        if not np.all(np.isfinite(sums)):
+            raise ValueError(
+                "forget_gates must be small enough in magnitude that every sum of them is finite in float64"
+            )
+        bias[..., start:stop, :stop] = np.where(key <= query, sums, -np.inf)
+    return bias
 
 
 def forgetting_attention(scores: ArrayLike, forget_gates: ArrayLike, *, log: bool = False) -> NDArray[np.float64]:
@@ -115,6 +140,8 @@ def forgetting_attention(scores: ArrayLike, forget_gates: ArrayLike, *, log: boo
     scale); entries above the diagonal are ignored and ``-inf`` masks a key. ``forget_gates``
     (shape ``(..., n)``, the same leading axes) and ``log`` are those of ``forgetting_bias``.
     Every row must see at least one finite score. With every gate 1 this is plain causal softmax.
+    The sums ``s_ij + D_ij`` are formed at half scale, so two finite terms never overflow to
+    ``-inf`` (a key beyond float64's reach still gets its weight, 0 or not, from the difference).
 
     >>> forgetting_attention(np.zeros((2, 2)), [1.0, 0.5]).round(4).tolist()
     [[1.0, 0.0], [0.3333, 0.6667]]
@@ -126,33 +153,48 @@ def forgetting_attention(scores: ArrayLike, forget_gates: ArrayLike, *, log: boo
             f"forget_gates must have shape {logits.shape[:-1]} (the leading axes of scores, then one gate per "
             f"key), got {bias.shape[:-1]}"
         )
-    visible = _causal(logits.shape[-1])
-    total = np.where(visible, logits + bias, -np.inf)
-    top = np.max(total, axis=-1, keepdims=True, initial=-np.inf)
+    # Halves: each is at most 2**1023 in magnitude, so their sum is finite. The bias is -inf
+    # above the diagonal, which masks those keys whatever their score.
+    total = np.multiply(logits, 0.5)
+    bias *= 0.5
+    total += bias
+    del bias
+    top = np.max(total, axis=-1, keepdims=True)
     if np.any(top == -np.inf):
         raise ValueError("scores must hold a finite score on or below the diagonal of every row (a row of -inf)")
+    total -= top
     with np.errstate(over="ignore"):
         # A spread beyond float64 makes -inf here: that key's weight is 0, as for the true difference.
-        shifted = total - top
-    weights: NDArray[np.float64] = np.exp(shifted)
-    normalised: NDArray[np.float64] = weights / np.sum(weights, axis=-1, keepdims=True)
-    return normalised
+        total *= 2.0
+    weights: NDArray[np.float64] = np.exp(total, out=total)
+    weights /= np.sum(weights, axis=-1, keepdims=True)
+    return weights
 
 
 # ---------------------------------------------------------------------------------------
 # Stick-breaking attention
 
 
-def _stick_logs(logits: ArrayLike, attend_current: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(log beta, log(1 - beta)) with the keys a query cannot see at -inf and 0 respectively."""
+def _stick_logits(logits: ArrayLike, attend_current: Any) -> tuple[NDArray[np.float64], bool]:
+    """The logits z (..., n, n), checked, and whether a query sees its own key."""
     z = _logits("logits", logits)
     current = _checks.boolean("attend_current", attend_current)
     _checks.elements("logits", *z.shape)
-    visible = _causal(z.shape[-1], strict=not current)
+    return z, current
+
+
+def _stick_logs(
+    z: NDArray[np.float64], start: int, stop: int, current: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(log beta, log(1 - beta)) of query rows start..stop-1, the keys they cannot see at -inf and 0."""
+    query = np.arange(start, stop)[:, None]
+    key = np.arange(z.shape[-1])[None, :]
+    visible = key <= query if current else key < query
+    block = z[..., start:stop, :]
     # log sigmoid(z) = -log(1 + e^(-z)), log(1 - sigmoid(z)) = -log(1 + e^z): neither rounds a
     # beta near 0 or 1 to it, and both stay finite for any finite z.
-    log_beta = np.where(visible, -np.logaddexp(0.0, -z), -np.inf)
-    log_keep = np.where(visible, -np.logaddexp(0.0, z), 0.0)
+    log_beta = np.where(visible, -np.logaddexp(0.0, -block), -np.inf)
+    log_keep = np.where(visible, -np.logaddexp(0.0, block), 0.0)
     return log_beta, log_keep
 
 
@@ -165,17 +207,21 @@ def stick_breaking_weights(logits: ArrayLike, *, attend_current: bool = False) -
     key breaks off its share first; each further key takes its share of what is left, so a row
     sums to at most 1 (derivation ``stick-breaking-remainder``). Computed in log space: the
     product is the exponential of a sum of ``log(1 - beta) = -log(1 + e^z)`` formed from the
-    query's end without subtraction. ``-inf`` gives ``beta = 0`` (a masked key).
+    query's end without subtraction. ``-inf`` gives ``beta = 0`` (a masked key). Formed a block
+    of queries at a time, so its temporaries stay a fixed size beside the result.
 
     >>> stick_breaking_weights(np.zeros((3, 3))).tolist()
     [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.25, 0.5, 0.0]]
     """
-    log_beta, log_keep = _stick_logs(logits, attend_current)
-    # after[..., j] = sum over k > j of log(1 - beta_ik): a reverse running sum, shifted by one key.
-    with np.errstate(over="ignore"):  # a sum below -1.8e308 is -inf: the stick is gone, weight 0
-        reverse = np.cumsum(log_keep[..., ::-1], axis=-1)[..., ::-1]
-    after = np.concatenate([reverse[..., 1:], np.zeros_like(reverse[..., :1])], axis=-1)
-    weights: NDArray[np.float64] = np.exp(log_beta + after)
+    z, current = _stick_logits(logits, attend_current)
+    weights = np.empty(z.shape)
+    for start, stop in _row_blocks(z.shape):
+        log_beta, log_keep = _stick_logs(z, start, stop, current)
+        # after[..., j] = sum over k > j of log(1 - beta_ik): a reverse running sum, shifted by one key.
+        with np.errstate(over="ignore"):  # a sum below -1.8e308 is -inf: the stick is gone, weight 0
+            reverse = np.cumsum(log_keep[..., ::-1], axis=-1)[..., ::-1]
+        log_beta[..., :-1] += reverse[..., 1:]
+        np.exp(log_beta, out=weights[..., start:stop, :])
     return weights
 
 
@@ -189,9 +235,12 @@ def stick_breaking_remainder(logits: ArrayLike, *, attend_current: bool = False)
     >>> stick_breaking_remainder(np.zeros((3, 3))).tolist()
     [1.0, 0.5, 0.25]
     """
-    _, log_keep = _stick_logs(logits, attend_current)
-    with np.errstate(over="ignore"):
-        remainder: NDArray[np.float64] = np.exp(np.sum(log_keep, axis=-1))
+    z, current = _stick_logits(logits, attend_current)
+    remainder = np.empty(z.shape[:-1])
+    for start, stop in _row_blocks(z.shape):
+        _, log_keep = _stick_logs(z, start, stop, current)
+        with np.errstate(over="ignore"):
+            np.exp(np.sum(log_keep, axis=-1), out=remainder[..., start:stop])
     return remainder
 
 

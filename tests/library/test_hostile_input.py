@@ -371,6 +371,7 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
             global_base=1e6,
             local_attention="sliding_attention",
             global_attention="full_attention",
+            global_position="first",
         ),
     ),
     (
@@ -446,6 +447,11 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "rope_base_lower_bound",
         posenc.rope_base_lower_bound,
+        dict(context_length=64, head_dim=8, grid_ratio=1.01, rtol=1e-6),
+    ),
+    (
+        "rope_base_all_pass_bound",
+        posenc.rope_base_all_pass_bound,
         dict(context_length=64, head_dim=8, grid_ratio=1.01, rtol=1e-6),
     ),
     (
@@ -1377,3 +1383,59 @@ def test_durations_dates_strings_and_bools_among_numbers_are_refused_as_the_wron
             assert isinstance(outcome, TypeError), f"{where} gave {outcome!r}"
             assert _mentions(str(outcome), argument), f"{where} raised {outcome!r}, which does not name it"
             assert peak < SPARE_BYTES
+
+
+# ---------------------------------------------------------------------------------------
+# Extreme log gates: FoX's segment sums against exact sums, with nothing cancelled
+
+EXTREME_LOG_GATES = [
+    [-1e16, -1.0, -1.0, -0.5],
+    [-1.0, -1e300, -1e-300, -5e-324, -2.5],
+    [-5e-324, -5e-324, -1e-310, 0.0, -1e-320],
+    [-1e308, -1e308, -1.0, -3.0],  # two of them beyond float64 together: refused by name
+    [-(2.0**60), -1.0, -(2.0**-60), -(2.0**60), -3.0],
+]
+
+
+@pytest.mark.parametrize("gates", EXTREME_LOG_GATES)
+def test_forgetting_bias_of_extreme_log_gates_is_each_segment_sum(gates):
+    """Each bias is math.fsum of its own segment (exactly rounded), or the call refuses a sum past float64."""
+    from fractions import Fraction
+
+    n = len(gates)
+    exact = [[sum(map(Fraction, gates[j + 1 : i + 1]), Fraction(0)) for j in range(n)] for i in range(n)]
+    if any(abs(value) > Fraction(np.finfo(np.float64).max) for row in exact for value in row):
+        with pytest.raises(ValueError, match="forget_gates must be small enough"):
+            posenc.forgetting_bias(gates, log=True)
+        return
+    bias = posenc.forgetting_bias(gates, log=True)
+    for i in range(n):
+        for j in range(n):
+            if j > i:
+                assert bias[i, j] == -np.inf
+            else:  # every term has one sign, so n roundings at most
+                assert bias[i, j] == pytest.approx(float(exact[i][j]), rel=n * 2.0**-52, abs=1e-320)
+
+
+@pytest.mark.parametrize("gates", EXTREME_LOG_GATES[:3] + EXTREME_LOG_GATES[4:])
+def test_forgetting_attention_of_extreme_log_gates_is_the_exact_softmax(gates):
+    import mpmath
+
+    n = len(gates)
+    scores = np.array([[(-1.0) ** (i + j) * 1e308 / (1 + i + j) for j in range(n)] for i in range(n)])
+    scores[1, 1] = -np.inf  # a masked diagonal: row 1's only finite total overflowed to -inf before
+    weights = posenc.forgetting_attention(scores, gates, log=True)
+    with mpmath.workdps(60):
+        for i in range(n):
+            totals = [mpmath.mpf(scores[i, j]) + mpmath.fsum(gates[j + 1 : i + 1]) for j in range(i + 1)]
+            finite = [t for t, s in zip(totals, scores[i]) if s != -np.inf]
+            top = max(finite)
+            numerators = [mpmath.exp(t - top) if s != -np.inf else 0 for t, s in zip(totals, scores[i])]
+            expected = [float(x / mpmath.fsum(numerators)) for x in numerators] + [0.0] * (n - i - 1)
+            np.testing.assert_allclose(weights[i], expected, rtol=1e-13, atol=1e-300)
+
+
+def test_forgetting_attention_with_a_finite_score_in_each_row_is_no_row_of_minus_infinity():
+    # Score and bias each beyond half of float64's range: their sum overflowed to -inf before.
+    weights = posenc.forgetting_attention([[0.0, -np.inf], [-1e308, -np.inf]], [0.0, -1e308], log=True)
+    assert weights.tolist() == [[1.0, 0.0], [1.0, 0.0]]

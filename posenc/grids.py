@@ -326,10 +326,9 @@ def _cubic(distance: NDArray[np.float64], a: float) -> NDArray[np.float64]:
     return np.where(x < 1.0, _cubic_near(x, a), np.where(x < 2.0, _cubic_far(x, a), 0.0))
 
 
-def _plain_taps(old: int, new: int, scale: float) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """PyTorch's bicubic without antialiasing: for each output, its four input indices (clamped
-    to the border) and their ``a = -0.75`` coefficients, each of shape (new, 4)."""
-    out = np.arange(new, dtype=np.float64)
+def _plain_taps(old: int, out: NDArray[np.float64], scale: float) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """PyTorch's bicubic without antialiasing: for each output index in ``out``, its four input
+    indices (clamped to the border) and their ``a = -0.75`` coefficients, each of shape (len(out), 4)."""
     source = scale * (out + 0.5) - 0.5
     # PyTorch floors the source index after rounding it to float32 (floorf), then keeps the
     # fraction in [0, 1]; only far from the origin does the rounding move the floor.
@@ -348,13 +347,21 @@ def _plain_taps(old: int, new: int, scale: float) -> tuple[NDArray[np.int64], ND
     return taps, coefficients
 
 
+def _output_blocks(new: int, taps: int) -> list[tuple[int, int]]:
+    """(start, stop) of blocks of output rows whose per-tap temporaries stay near ``_checks.BLOCK_ELEMENTS``
+    in all: the weights of an output are a few taps, but a tall, narrow matrix has many outputs."""
+    rows = max(1, _checks.BLOCK_ELEMENTS // (8 * taps))
+    return [(start, min(new, start + rows)) for start in range(0, new, rows)]
+
+
 def _plain_weights(old: int, new: int, scale: float) -> NDArray[np.float64]:
     """The taps of ``_plain_taps`` as a (new, old) matrix; a clamped index adds to the edge's weight."""
-    taps, coefficients = _plain_taps(old, new, scale)
     weights = np.zeros((new, old))
-    outputs = np.arange(new)
-    for tap in range(4):  # one tap per output at a time, so no index repeats within an assignment
-        weights[outputs, taps[:, tap]] += coefficients[:, tap]
+    for start, stop in _output_blocks(new, 4):
+        outputs = np.arange(start, stop)
+        taps, coefficients = _plain_taps(old, outputs.astype(np.float64), scale)
+        for tap in range(4):  # one tap per output at a time, so no index repeats within an assignment
+            weights[outputs, taps[:, tap]] += coefficients[:, tap]
     return weights
 
 
@@ -363,21 +370,24 @@ def _antialiased_weights(old: int, new: int, scale: float) -> NDArray[np.float64
     taps past the border dropped and the rest renormalised."""
     support = 2.0 * scale if scale >= 1.0 else 2.0
     stretch = 1.0 / scale if scale >= 1.0 else 1.0
-    most = int(math.ceil(support)) * 2 + 1
-    centre = scale * (np.arange(new, dtype=np.float64) + 0.5)
-    # C++ casts to int64 by truncation; a negative first tap is then raised to 0 anyway.
-    first = np.maximum(np.trunc(centre - support + 0.5).astype(np.int64), 0)
-    last = np.minimum(np.trunc(centre + support + 0.5).astype(np.int64), old)
-    count = np.clip(last - first, 0, most)
-    offsets = np.arange(most)[None, :]
-    used = offsets < count[:, None]
-    taps = first[:, None] + offsets
-    raw = np.where(used, _cubic(((taps - centre[:, None]) + 0.5) * stretch, CUBIC_A_ANTIALIAS), 0.0)
-    total = raw.sum(axis=1, keepdims=True)
-    raw = np.divide(raw, total, out=raw.copy(), where=total != 0.0)
+    # The taps of one output, at most all of the input: last - first <= old below.
+    most = min(int(math.ceil(support)) * 2 + 1, old)
     weights = np.zeros((new, old))
-    rows = np.broadcast_to(np.arange(new)[:, None], taps.shape)
-    weights[rows[used], taps[used]] = raw[used]
+    for start, stop in _output_blocks(new, most):
+        outputs = np.arange(start, stop)
+        centre = scale * (outputs + 0.5)
+        # C++ casts to int64 by truncation; a negative first tap is then raised to 0 anyway.
+        first = np.maximum(np.trunc(centre - support + 0.5).astype(np.int64), 0)
+        last = np.minimum(np.trunc(centre + support + 0.5).astype(np.int64), old)
+        count = np.clip(last - first, 0, most)
+        offsets = np.arange(most)[None, :]
+        used = offsets < count[:, None]
+        taps = first[:, None] + offsets
+        raw = np.where(used, _cubic(((taps - centre[:, None]) + 0.5) * stretch, CUBIC_A_ANTIALIAS), 0.0)
+        total = raw.sum(axis=1, keepdims=True)
+        raw = np.divide(raw, total, out=raw.copy(), where=total != 0.0)
+        rows = np.broadcast_to(outputs[:, None], taps.shape)
+        weights[rows[used], taps[used]] = raw[used]
     return weights
 
 

@@ -9,7 +9,7 @@ skew-symmetric ``d x d`` matrix (``L_j^T = -L_j``), so ``R(p)`` is orthogonal.
   ``posenc.grids.axial_rope_2d``); such generators commute.
 * STRING (Schenck et al. 2025) keeps them commuting by conjugating RoPE's with an orthogonal
   ``P``: ``P^T L_j P`` (``string_generators``), and ``exp`` of their sum is ``P^T R_rope(p) P``.
-* LieRE (Ostmeier et al. 2024) learns dense skew-symmetric generators that need not commute;
+* LieRE (Ostmeier et al. 2025) learns dense skew-symmetric generators that need not commute;
   ``liere_generators`` draws seeded random ones of that kind, stand-ins for trained ones.
 * ComRoPE (Yu et al. 2025) cuts the width into blocks of ``b`` channels and learns one ``b x b``
   matrix ``P_j`` per block; every generator is block diagonal with blocks ``B_kj``, multiples of
@@ -21,7 +21,9 @@ skew-symmetric ``d x d`` matrix (``L_j^T = -L_j``), so ``R(p)`` is orthogonal.
 ``lie_rotation`` evaluates ``R(p)``; ``commutator_norm`` measures how far a set of generators is
 from commuting, and ``relativity_error`` how far the rotations are from making a score
 ``q^T R(p)^T R(p') k`` depend only on ``p' - p``. Both are zero for commuting generators
-(derivations ``lie-commuting-relative`` and ``lie-relative-needs-commuting``).
+(derivation ``lie-commuting-relative``); conversely, scores that depend only on the offset at
+every real position need commuting generators (``lie-relative-needs-commuting``), which says
+nothing about a zero ``relativity_error`` on a finite set or a grid of positions.
 
 The exponential: NumPy has no ``expm``. For a real skew-symmetric ``A``, ``H = i A`` is
 Hermitian, so ``numpy.linalg.eigh`` gives ``H = V diag(lambda) V^H`` with real ``lambda``, and
@@ -30,13 +32,17 @@ is rounding). The result is orthogonal to within about ``1e-15 d``, and each ent
 about ``1e-15`` times the spectral norm of ``A`` of the exact one (eigh's backward error).
 
 Arguments: generators are a finite real array of shape ``(k, d, d)``, each skew-symmetric to
-within ``SKEW_TOLERANCE`` times its largest entry; ``d`` is at most ``MAX_LIE_WIDTH`` (an
-eigendecomposition costs ``d**3``). Positions are a finite real array of shape ``(n, k)``. Every
-check goes through ``posenc._checks`` and names the argument.
+within ``SKEW_TOLERANCE`` times its largest entry; ``d`` is at most ``MAX_LIE_WIDTH``. An
+eigendecomposition (or a product of two generators) costs about ``d**3``, so one call may make
+at most ``LIE_WORK_LIMIT / max(d, 8)**3`` of them (a second or so on one core), refused at once
+beyond. Positions are a finite real array of shape ``(n, k)``. Every check goes through
+``posenc._checks`` and names the argument. The work is done a block of matrices at a time, so a
+call holds its result, its arguments and a fixed amount beside them.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -45,9 +51,13 @@ from numpy.typing import ArrayLike, NDArray
 from . import _checks, _precision, rotary
 from .rotary import DEFAULT_BASE
 
-#: Widest generator a call accepts: one eigendecomposition of a 1024 x 1024 matrix takes about a
-#: second on one core, and every rotation needs one.
-MAX_LIE_WIDTH = 2**10
+#: Widest generator a call accepts (the widest attention heads in use): one eigendecomposition
+#: of a 256 x 256 complex matrix takes a few hundredths of a second on one core, one of
+#: 1024 x 1024 several seconds, and every rotation needs one.
+MAX_LIE_WIDTH = 2**8
+#: Most matrix operations (exponentials, or products of two generators) of one call, each
+#: counted as ``max(d, 8)**3`` (below width 8 a call's overhead dominates): about a second on one core.
+LIE_WORK_LIMIT = 2**25
 #: A generator counts as skew-symmetric when ``max |L + L^T| <= SKEW_TOLERANCE * max |L|``:
 #: a few hundred roundings of float64, enough for a product such as ``P^T L P`` computed in
 #: float64 at the largest width, far below any deliberate asymmetry.
@@ -68,14 +78,34 @@ def _lie_width(value: Any, name: str) -> int:
     width = _checks.integer(name, value, minimum=1, maximum=None)
     if width > MAX_LIE_WIDTH:
         raise ValueError(
-            f"{name} must be <= {MAX_LIE_WIDTH} (2**10: every rotation is one d x d eigendecomposition), got "
+            f"{name} must be <= {MAX_LIE_WIDTH} (2**8: every rotation is one d x d eigendecomposition), got "
             f"{_checks._describe(width)}"
         )
     return width
 
 
-def _generators(value: Any, name: str = "generators") -> NDArray[np.float64]:
-    """A finite real array (k, d, d), k >= 1 and 1 <= d <= MAX_LIE_WIDTH, each matrix skew-symmetric."""
+def _work(names: str, operations: int, width: int, what: str) -> None:
+    """Refuse a call of ``operations`` d x d matrix operations beyond LIE_WORK_LIMIT, before any is made."""
+    if operations * max(width, 8) ** 3 > LIE_WORK_LIMIT:
+        most = LIE_WORK_LIMIT // max(width, 8) ** 3
+        raise ValueError(
+            f"{names}: {operations} {what} of width {width} are too many for one call (at most {most} at this "
+            f"width: LIE_WORK_LIMIT = 2**25 / max(d, 8)**3, about a second of work)"
+        )
+
+
+def _matrix_blocks(count: int, width: int) -> list[tuple[int, int]]:
+    """(start, stop) of blocks of ``count`` d x d matrices, at least one per block: an eighth of
+    ``_checks.BLOCK_ELEMENTS`` elements, as the exponential holds several complex copies of a block."""
+    size = max(1, _checks.BLOCK_ELEMENTS // (8 * width * width))
+    return [(start, min(count, start + size)) for start in range(0, count, size)]
+
+
+def _generators(value: Any, name: str = "generators", *, pairs: bool = False) -> NDArray[np.float64]:
+    """A finite real array (k, d, d), k >= 1 and 1 <= d <= MAX_LIE_WIDTH, each matrix skew-symmetric.
+
+    ``pairs``: the call multiplies every pair of generators, which LIE_WORK_LIMIT bounds (checked
+    before the array is converted)."""
     array = _checks.as_array(name, value)
     if not _checks._is_real(array):
         raise TypeError(f"{name} must be a real array, got dtype {array.dtype}")
@@ -84,6 +114,8 @@ def _generators(value: Any, name: str = "generators") -> NDArray[np.float64]:
     if array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"{name} must hold at least one generator of width at least 1, got shape {array.shape}")
     _lie_width(array.shape[1], f"{name}' width d")
+    if pairs:
+        _work(name, array.shape[0] * (array.shape[0] - 1) // 2, array.shape[1], "pairs of generators")
     array = array.astype(np.float64)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite, got NaN or infinity")
@@ -108,8 +140,8 @@ def _positions(value: Any, count: int, name: str = "positions") -> NDArray[np.fl
     return array
 
 
-def _sum_of(generators: np.ndarray, positions: np.ndarray, names: str) -> np.ndarray:
-    """``A[i] = sum_j positions[i, j] generators[j]``, refused past ANGLE_LIMIT before any eigendecomposition."""
+def _check_angles(generators: np.ndarray, positions: np.ndarray, names: str) -> None:
+    """Refuse ``A = sum_j p_j L_j`` past ANGLE_LIMIT, before any eigendecomposition."""
     width = generators.shape[1]
     largest = np.max(np.abs(generators), axis=(1, 2))
     with np.errstate(over="ignore", invalid="ignore"):
@@ -119,14 +151,23 @@ def _sum_of(generators: np.ndarray, positions: np.ndarray, names: str) -> np.nda
             f"{names} must keep d * max|sum_j p_j L_j| below 2**33 radians (beyond it the rotation's angles are "
             f"off by more than 1e-6), got {float(np.max(bound)):g}"
         )
-    return np.tensordot(positions, generators, axes=1)
 
 
-def _expm_skew(matrices: np.ndarray) -> np.ndarray:
-    """``exp(A)`` of each real skew-symmetric ``A`` (shape (n, d, d)) through the eigenvectors of ``i A``."""
-    values, vectors = np.linalg.eigh(1j * matrices)
-    phases = np.exp(-1j * values)
-    return np.real(np.einsum("nij,nj,nkj->nik", vectors, phases, vectors.conj()))
+def _rotations_into(generators: np.ndarray, positions: np.ndarray, out: np.ndarray) -> None:
+    """``out[i] = exp(sum_j positions[i, j] generators[j])``, a block of rotations at a time.
+
+    For real skew-symmetric ``A``, ``i A`` is Hermitian: ``i A = V diag(lambda) V^H`` and
+    ``exp(A) = V diag(exp(-i lambda)) V^H``, whose real part is formed directly from the real and
+    imaginary parts X, Y of V (with ``c = cos lambda``, ``s = -sin lambda``):
+    ``(X c - Y s) X^T + (X s + Y c) Y^T``, so no complex product of the result's size is made.
+    """
+    for start, stop in _matrix_blocks(positions.shape[0], generators.shape[1]):
+        values, vectors = np.linalg.eigh(1j * np.tensordot(positions[start:stop], generators, axes=1))
+        real, imag = np.ascontiguousarray(vectors.real), np.ascontiguousarray(vectors.imag)
+        del vectors
+        cos, sin = np.cos(values)[:, None, :], -np.sin(values)[:, None, :]
+        np.matmul(real * cos - imag * sin, real.transpose(0, 2, 1), out=out[start:stop])
+        out[start:stop] += np.matmul(real * sin + imag * cos, imag.transpose(0, 2, 1))
 
 
 # ---------------------------------------------------------------------------------------
@@ -146,10 +187,13 @@ def lie_rotation(generators: ArrayLike, positions: ArrayLike) -> NDArray[np.floa
     """
     given = _generators(generators)
     at = _positions(positions, given.shape[0])
-    _checks.elements("positions and generators", at.shape[0], given.shape[1], given.shape[1])
-    if at.shape[0] == 0:
-        return np.zeros((0, given.shape[1], given.shape[1]))
-    return _expm_skew(_sum_of(given, at, "positions and generators"))
+    width = given.shape[1]
+    _checks.elements("positions and generators", at.shape[0], width, width)
+    _work("positions and generators", at.shape[0], width, "rotations")
+    _check_angles(given, at, "positions and generators")
+    rotations = np.empty((at.shape[0], width, width))
+    _rotations_into(given, at, rotations)
+    return rotations
 
 
 def rope_generators(
@@ -219,8 +263,11 @@ def string_generators(
             f"basis must be orthogonal (max |P^T P - I| <= {ORTHOGONAL_TOLERANCE:g}), got max |P^T P - I| = {error:g}"
         )
     generators = rope_generators(count, axes=axes, base=base, layout=layout)
-    conjugated: NDArray[np.float64] = np.einsum("ai,kab,bj->kij", given, generators, given)
-    return conjugated
+    # Two products of d x d matrices per axis (an einsum over all four indices would cost d**4);
+    # then the half difference with the transpose, exactly skew-symmetric, as P^T L P is.
+    conjugated = given.T @ generators @ given
+    skew: NDArray[np.float64] = 0.5 * (conjugated - conjugated.transpose(0, 2, 1))
+    return skew
 
 
 def liere_generators(width: int, axes: int, *, seed: int, scale: float = 1.0) -> NDArray[np.float64]:
@@ -404,14 +451,19 @@ def commutator_norm(generators: ArrayLike) -> float:
     >>> commutator_norm(rope_generators(8, axes=2))
     0.0
     """
-    given = _generators(generators)
+    given = _generators(generators, pairs=True)
+    count, width = given.shape[0], given.shape[1]
     scale = float(np.max(np.abs(given)))
     if scale == 0.0:
         return 0.0
     unit = given / scale  # the norm is homogeneous of degree 2: computed on unit entries, never overflowing
-    products = np.einsum("iab,jbc->ijac", unit, unit)
-    commutators = products - products.transpose(1, 0, 2, 3)
-    total = float(np.sqrt(np.sum(np.triu(np.sum(commutators**2, axis=(2, 3)), 1))))
+    squares = []
+    for i in range(count - 1):  # generator i against each later one, a block of them at a time
+        for start, stop in _matrix_blocks(count - i - 1, width):
+            later = unit[i + 1 + start : i + 1 + stop]
+            commutators = unit[i] @ later - later @ unit[i]
+            squares.append(float(np.sum(commutators * commutators)))
+    total = math.sqrt(math.fsum(squares))
     with np.errstate(over="ignore"):
         return float(_checks.finite("generators", np.float64(total * scale * scale)))
 
@@ -431,14 +483,22 @@ def relativity_error(generators: ArrayLike, positions: ArrayLike) -> float:
     given = _generators(generators)
     at = _positions(positions, given.shape[0])
     count, width = at.shape[0], given.shape[1]
-    _checks.elements("positions and generators", count, count, width, width)
+    # n rotations, n**2 relative ones and n**2 spectral norms.
+    _work("positions and generators", count + 2 * count * count, width, "rotations and norms")
     if count == 0:
         return 0.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        offsets = (at[None, :, :] - at[:, None, :]).reshape(count * count, -1)
-    if not np.all(np.isfinite(offsets)):
-        raise ValueError("positions must be small enough that their differences are finite in float64")
-    rotations = _expm_skew(_sum_of(given, at, "positions and generators"))
-    relative = _expm_skew(_sum_of(given, offsets, "positions and generators")).reshape(count, count, width, width)
-    scores = np.einsum("iba,jbc->ijac", rotations, rotations)
-    return float(np.max(np.linalg.norm(scores - relative, ord=2, axis=(2, 3))))
+    _check_angles(given, at, "positions and generators")
+    rotations = np.empty((count, width, width))
+    _rotations_into(given, at, rotations)
+    largest = 0.0
+    relative = np.empty((count, width, width))
+    for i in range(count):  # query position i against every key position: n rotations at a time
+        with np.errstate(over="ignore", invalid="ignore"):
+            offsets = at - at[i]
+        if not np.all(np.isfinite(offsets)):
+            raise ValueError("positions must be small enough that their differences are finite in float64")
+        _check_angles(given, offsets, "positions and generators")
+        _rotations_into(given, offsets, relative)
+        gap = rotations[i].T @ rotations - relative
+        largest = max(largest, float(np.max(np.linalg.norm(gap, ord=2, axis=(1, 2)))))
+    return largest

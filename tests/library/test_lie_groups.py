@@ -275,14 +275,14 @@ def test_comrope_ap_accepts_exactly_the_sizes_the_authors_code_accepts(width: in
         (lambda: posenc.rope_generators(6, axes=2), "width must be a multiple of 4"),
         (lambda: posenc.rope_generators(7), "width must be a positive even integer"),
         (lambda: posenc.rope_generators(8, axes=3), "axes must be <= 2"),
-        (lambda: posenc.liere_generators(2**11, 1, seed=0), "width must be <= 1024"),
-        (lambda: posenc.liere_generators(1024, 2**10, seed=0), "more than posenc's limit"),
+        (lambda: posenc.liere_generators(2**9, 1, seed=0), "width must be <= 256"),
+        (lambda: posenc.liere_generators(256, 2**12, seed=0), "more than posenc's limit"),
         (lambda: posenc.comrope_ap_generators(np.zeros((3, 2, 2)), axes=2), "axes must divide the number of blocks"),
         (lambda: posenc.comrope_ap_generators(np.zeros((2, 2, 3)), axes=1), r"matrices must have shape \(m, b, b\)"),
         (lambda: posenc.comrope_ap_generators(np.zeros((2, 2)), axes=1), "matrices must have 3 axes"),
         (
-            lambda: posenc.comrope_ap_generators(np.zeros((512, 4, 4)), axes=1),
-            r"matrices' width m \* b must be <= 1024",
+            lambda: posenc.comrope_ap_generators(np.zeros((128, 4, 4)), axes=1),
+            r"matrices' width m \* b must be <= 256",
         ),
         (lambda: posenc.comrope_ld_generators(np.zeros((3, 2, 2)), np.ones((2, 2))), r"multipliers must have shape"),
         (lambda: posenc.comrope_ld_generators([[[0.0, 1e308], [-1e308, 0.0]]], [[1.0]]), "matrices must be small"),
@@ -297,7 +297,7 @@ def test_comrope_ap_accepts_exactly_the_sizes_the_authors_code_accepts(width: in
         ),
         (lambda: posenc.comrope_random_generators(8, 2, block_size=2, variant="AP", seed=0), "variant must be one of"),
         (
-            lambda: posenc.comrope_random_generators(1024, 2**10, block_size=2, variant="ld", seed=0),
+            lambda: posenc.comrope_random_generators(256, 2**12, block_size=2, variant="ld", seed=0),
             "more than posenc's limit",
         ),
     ],
@@ -311,17 +311,18 @@ def test_a_huge_width_is_refused_before_anything_is_allocated() -> None:
     import tracemalloc
 
     tracemalloc.start()
-    with pytest.raises(ValueError, match="width must be <= 1024"):
+    with pytest.raises(ValueError, match="width must be <= 256"):
         posenc.rope_generators(2**20)
-    with pytest.raises(ValueError, match="positions and generators: the array would have"):
-        posenc.relativity_error(posenc.rope_generators(512), np.zeros((2**10, 1)))
+    with pytest.raises(ValueError, match="positions and generators: 2098176 rotations and norms of width 256 are too"):
+        posenc.relativity_error(posenc.rope_generators(256), np.zeros((2**10, 1)))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak < 2**22 + 8 * posenc.rope_generators(512).nbytes  # copies of the generators, never the grid
+    assert peak < 2**22 + 8 * posenc.rope_generators(256).nbytes  # copies of the generators, never the grid
 
 
 def test_the_tolerances_are_those_documented() -> None:
-    assert lie_groups.SKEW_TOLERANCE == 1e-12 and lie_groups.MAX_LIE_WIDTH == 1024
+    assert lie_groups.SKEW_TOLERANCE == 1e-12 and lie_groups.MAX_LIE_WIDTH == 256
+    assert lie_groups.LIE_WORK_LIMIT == 2**25
     nearly = np.array([[[0.0, -1.0], [1.0 + 1e-13, 0.0]]])
     posenc.commutator_norm(nearly)  # within the tolerance: accepted
     with pytest.raises(ValueError, match="skew-symmetric"):

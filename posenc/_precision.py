@@ -106,6 +106,26 @@ def _value_turns(packed: bytes) -> _Pair:
     return _frozen(his), _frozen(los)
 
 
+def divided_turns(turns: _Pair, divisor: int) -> _Pair:
+    """Frequencies in turns (hi, lo) divided by a positive integer, as (hi, lo) again.
+
+    For a coordinate that is a fraction ``t / divisor`` (a patch centre, a point of an evenly
+    spaced grid): ``sincos(t, divided_turns(f, divisor))`` takes the integer ``t`` as its id,
+    exactly, where a rounded ``t / divisor`` would carry its rounding error (a relative 1e-16)
+    into the phase, times the frequency. Each quotient is formed in decimal at 45 digits from the
+    exact sum ``hi + lo``, so it keeps the double-double's accuracy.
+    """
+    if divisor == 1:
+        return turns
+    his, los = [], []
+    for hi, lo in zip(np.asarray(turns[0]).tolist(), np.asarray(turns[1]).tolist()):
+        exact = _CONTEXT.add(decimal.Decimal(hi), decimal.Decimal(lo))
+        quotient_hi, quotient_lo = _double_double(_CONTEXT.divide(exact, divisor))
+        his.append(quotient_hi)
+        los.append(quotient_lo)
+    return _frozen(his), _frozen(los)
+
+
 def _split(values: NDArray[np.float64]) -> _Pair:
     """Veltkamp's split: ``values == high + low`` exactly, each half of at most 26 bits."""
     scaled = values * _SPLITTER

@@ -30,6 +30,9 @@ of ``d / 4`` frequencies shared by both; RoPE-Mixed (Heo et al. 2024) gives ever
 learned 2-D frequency ``(fx, fy)`` and turns it by ``fx * col + fy * row``. Both depend only
 on the 2-D offset between a query and a key. Coordinates are patch indices, or (DINOv3) patch
 centres mapped to [-1, 1] by the grid's size, or (timm's default) evenly spaced over [-1, 1].
+A fractional coordinate is the fraction of two integers, and its phase is formed from them
+exactly (``_precision.divided_turns``), never from the fraction rounded to float64: at every
+frequency whose phases stay below 2**53 radians the sines are as accurate as at integer ids.
 
 Resampling a table (``resample_patch_table``, ``resample_weights``). A learned table
 trained on one grid is resized to another by bicubic interpolation, which is separable: each
@@ -119,23 +122,44 @@ def _grid_vectors(value: Any, rows: int, cols: int, multiple: int) -> np.ndarray
     return array
 
 
-def _coordinates(count: int, kind: str) -> NDArray[np.float64]:
-    """The coordinate of each of ``count`` patches along one axis."""
+def _coordinates(count: int, kind: str) -> tuple[NDArray[np.float64], int]:
+    """The coordinate of each of ``count`` patches along one axis, as exact integer numerators
+    (in float64) over one positive integer denominator.
+
+    The phases take the numerators as their ids and the frequencies divided by the denominator
+    (``_precision.divided_turns``): a fraction rounded to float64 first would carry its rounding
+    error, times the frequency, into the phase.
+    """
     index = np.arange(count, dtype=np.float64)
     if kind == "index":
-        return index
+        return index, 1
     if kind == "centered":
-        # 2 (i + 1/2) / n - 1 with a single rounding: the numerator is an exact integer.
-        return (2.0 * index + 1.0 - count) / count
-    # Evenly spaced over [-1, 1], both ends included; a single patch sits at -1 (as linspace gives).
-    return np.linspace(-1.0, 1.0, count)
+        # 2 (i + 1/2) / n - 1 = (2 i + 1 - n) / n.
+        return 2.0 * index + 1.0 - count, count
+    # Evenly spaced over [-1, 1], both ends included: (2 i - (n - 1)) / (n - 1); a single patch
+    # sits at -1 (as linspace gives).
+    if count == 1:
+        return np.array([-1.0]), 1
+    return 2.0 * index - (count - 1), count - 1
 
 
-def _phase_limit(coordinates: np.ndarray, frequencies: np.ndarray, what: str, name: str) -> None:
-    """Refuse coordinates times frequencies at or past 2**53 radians (no accurate sine beyond)."""
-    if not (coordinates.size and frequencies.size):
+def _coordinate_sincos(count: int, kind: str, turns: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Accurate (sin, cos) of each coordinate of an axis times each frequency (in turns)."""
+    numerators, denominator = _coordinates(count, kind)
+    return _precision.sincos(numerators, _precision.divided_turns(turns, denominator))
+
+
+def _largest_coordinate(count: int, kind: str) -> float:
+    """The largest coordinate's magnitude on an axis of ``count`` patches."""
+    numerators, denominator = _coordinates(count, kind)
+    return float(np.max(np.abs(numerators))) / denominator
+
+
+def _phase_limit(coordinate: float, frequencies: np.ndarray, what: str, name: str) -> None:
+    """Refuse the largest coordinate times frequencies at or past 2**53 radians (no accurate sine beyond)."""
+    if not frequencies.size:
         return
-    largest = float(np.max(np.abs(coordinates))) * float(np.max(np.abs(frequencies)))
+    largest = coordinate * float(np.max(np.abs(frequencies)))
     if largest >= _checks.PHASE_LIMIT:
         raise ValueError(
             f"{what} times {name} must stay below 2**53 radians (beyond it a phase has no accurate sine in "
@@ -235,15 +259,15 @@ def axial_rope_2d(
     coordinates = _checks.choice("coordinates", coordinates, COORDINATES)
     width = values.shape[-1]
     quarter = width // 4
-    row_at, col_at = _coordinates(rows, coordinates), _coordinates(cols, coordinates)
     if frequencies is None:
         turns = _precision.power_turns(base, 1, quarter, quarter)
     else:
         given = _checks.frequency_array(frequencies, quarter, name="frequencies")
-        _phase_limit(np.concatenate([row_at, col_at]), given, "grid coordinates", "frequencies")
+        largest = max(_largest_coordinate(rows, coordinates), _largest_coordinate(cols, coordinates))
+        _phase_limit(largest, given, "grid coordinates", "frequencies")
         turns = _precision.value_turns(given)
-    row_sin, row_cos = _precision.sincos(row_at, turns)
-    col_sin, col_cos = _precision.sincos(col_at, turns)
+    row_sin, row_cos = _coordinate_sincos(rows, coordinates, turns)
+    col_sin, col_cos = _coordinate_sincos(cols, coordinates, turns)
     sin, cos = np.empty((rows, cols, 2 * quarter)), np.empty((rows, cols, 2 * quarter))
     sin[:, :, :quarter], cos[:, :, :quarter] = row_sin[:, None, :], row_cos[:, None, :]
     sin[:, :, quarter:], cos[:, :, quarter:] = col_sin[None, :, :], col_cos[None, :, :]
@@ -292,11 +316,10 @@ def mixed_rope_2d(
             f"frequencies must have shape (2, {pairs}) (fx then fy, one per pair of x's last axis), "
             f"got shape {given.shape}"
         )
-    row_at, col_at = _coordinates(rows, coordinates), _coordinates(cols, coordinates)
-    _phase_limit(col_at, given[0], "column coordinates", "frequencies")
-    _phase_limit(row_at, given[1], "row coordinates", "frequencies")
-    col_sin, col_cos = _precision.sincos(col_at, _precision.value_turns(given[0]))
-    row_sin, row_cos = _precision.sincos(row_at, _precision.value_turns(given[1]))
+    _phase_limit(_largest_coordinate(cols, coordinates), given[0], "column coordinates", "frequencies")
+    _phase_limit(_largest_coordinate(rows, coordinates), given[1], "row coordinates", "frequencies")
+    col_sin, col_cos = _coordinate_sincos(cols, coordinates, _precision.value_turns(given[0]))
+    row_sin, row_cos = _coordinate_sincos(rows, coordinates, _precision.value_turns(given[1]))
     # sin(a + b) and cos(a + b) from the accurate sines and cosines of a and b.
     sin = row_sin[:, None, :] * col_cos[None, :, :] + row_cos[:, None, :] * col_sin[None, :, :]
     cos = row_cos[:, None, :] * col_cos[None, :, :] - row_sin[:, None, :] * col_sin[None, :, :]

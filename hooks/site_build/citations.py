@@ -508,6 +508,9 @@ def heading_title(record: BibRecord) -> str:
 
 REFERENCE_CLASS = "posenc-reference"
 BIBTEX_CLASS = "posenc-bibtex"
+CITED_ON_CLASS = "posenc-cited-on"
+# A citation: a link to an entry of the References page, from a page in any folder.
+CITATION_LINK = re.compile(r"references\.md#([\w-]+)")
 
 
 def reference_block(record: BibRecord, title_link: str | None = None, own: bool = False) -> str:
@@ -518,6 +521,37 @@ def reference_block(record: BibRecord, title_link: str | None = None, own: bool 
 def _reference_paragraph(entry: str) -> str:
     """The formatted ``entry`` (Markdown) as a paragraph of the references' class."""
     return f"{entry}\n{{ .{REFERENCE_CLASS} }}"
+
+
+def citing_pages(bibliography_src: str) -> dict[str, list[tuple[str, str]]]:
+    """Cited key -> (docs path, title) of every page whose Markdown cites it, ordered by title.
+
+    The pages are the Markdown files under ``paths.DOCS`` other than the bibliography itself, read
+    as they are on disk, each title from its front matter; a citation is a link to the References
+    page's anchor of the entry (``CITATION_LINK``), as the References test finds them.
+    """
+    cited: dict[str, list[tuple[str, str]]] = {}
+    for path in sorted(paths.DOCS.rglob("*.md")):
+        src = path.relative_to(paths.DOCS).as_posix()
+        if src == bibliography_src:
+            continue
+        markdown = path.read_text(encoding="utf-8")
+        keys = set(CITATION_LINK.findall(markdown))
+        if not keys:
+            continue
+        title = _front_matter(markdown).get("title")
+        if not title:
+            raise PluginError(f"{src}: cites {sorted(keys)[0]!r} but has no title in its front matter to be listed by")
+        for key in keys:
+            cited.setdefault(key, []).append((src, str(title)))
+    return {key: sorted(pages, key=lambda page: (page[1].casefold(), page[0])) for key, pages in cited.items()}
+
+
+def cited_on(pages: list[tuple[str, str]], page_src: str) -> str:
+    """The paragraph under an entry that lists the ``pages`` citing it, each linked by its title."""
+    links = [f"[{markdown_escape(title)}]({paths.relative(page_src, src)})" for src, title in pages]
+    listed = links[0] if len(links) == 1 else ", ".join(links[:-1]) + " and " + links[-1]
+    return f"Cited on {listed}.\n{{ .{CITED_ON_CLASS} }}"
 
 
 def folded_bibtex(record_text: str) -> str:
@@ -535,12 +569,16 @@ def bibliography_markdown(markdown: str, page) -> str:
     In the page's source each entry is its BibTeX record alone, as a fenced ``bibtex`` block at the
     start of a line, followed by what the site takes from the work, up to the next record or the
     next heading. Each entry becomes a heading ``### TITLE { #KEY }``, the formatted entry, that
-    text, and the record folded under "BibTeX": heading and entry are read from the record, so none
-    of them is written twice.
+    text, the pages that cite the entry (``citing_pages``: none typed, so the list cannot go stale)
+    and the record folded under "BibTeX": heading, entry and list are read from the record and the
+    pages, so none of them is written twice. The list puts every page's citations into this page's
+    Markdown as the hooks leave it, which keys its kept conversion (``rendered_pages``): a citation
+    added to or removed from another page converts this page again.
     """
     if not page.meta.get("bibliography"):
         return markdown
     page_src = page.file.src_uri
+    cited = citing_pages(page_src)
     lines = markdown.split("\n")
     out: list[str] = []
     # (record, its formatted entry, the prose under it): formatting every entry of the
@@ -555,6 +593,7 @@ def bibliography_markdown(markdown: str, page) -> str:
         text = "\n".join(prose).strip()
         if not text:
             raise PluginError(f"{page_src}: entry {record.key!r} needs a paragraph saying what the site takes from it")
+        listed = [cited_on(cited[record.key], page_src), ""] if record.key in cited else []
         out.extend(
             [
                 f"### {markdown_escape(heading_title(record))} {{ #{record.key} }}",
@@ -563,6 +602,7 @@ def bibliography_markdown(markdown: str, page) -> str:
                 "",
                 text,
                 "",
+                *listed,
                 folded_bibtex(record.text),
                 "",
             ]

@@ -11,11 +11,13 @@ a page that calls mkdocstrings (``::: name``), the objects it added to mkdocstri
 (``objects.inv``) and the handlers it used (whose stylesheet mkdocstrings writes).
 
 An entry is keyed on the page's Markdown as the hooks leave it (every ``calc`` value and
-generated block is in it), its place in the site, every file's place and whether it is built
-(links are resolved against those) and, for a page that calls mkdocstrings, the source of the
-``posenc`` package it documents and ``pyproject.toml`` (the formatter's settings for signatures);
-the store is named for ``mkdocs.yml``, every installed distribution's version, Python's version
-and the source of every hook, which decide the rest.
+generated block is in it, the References page's lists of the pages citing each entry too, so a
+citation added to another page converts the References page again), its place in the site,
+every file's place and whether it is built (links are resolved against those) and, for a page
+that calls mkdocstrings, the source of the ``posenc`` package it documents and
+``pyproject.toml`` (the formatter's settings for signatures); the store is named for
+``mkdocs.yml``, every installed distribution's version, Python's version and the source of every
+hook, which decide the rest.
 A conversion that logged anything is not kept, so its messages (a warning fails a strict build)
 come again in every build.
 """

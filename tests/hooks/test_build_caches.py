@@ -17,6 +17,7 @@ import jinja2
 import pytest
 from mkdocs.exceptions import PluginError
 from site_build import (
+    citations,
     first_paint,
     highlighting,
     katex,
@@ -681,3 +682,36 @@ def test_a_page_documented_by_mkdocstrings_is_kept_with_its_inventory_and_follow
     (project.root / "pyproject.toml").write_text("[tool.ruff]\nline-length = 60\n", encoding="utf-8")
     rendered_pages.forget_build()
     assert "Planted." not in project.convert("api.md").content
+
+
+def test_the_references_page_is_converted_again_when_another_page_cites_an_entry(project, monkeypatch):
+    """The References page lists the pages citing each entry, read from every page's Markdown: a
+    citation added to another page changes the References page's Markdown as the hooks leave it,
+    which keys its kept conversion, though the References page's own file is unchanged."""
+    from mkdocs.structure.pages import Page
+
+    docs = project.root / "docs"
+    monkeypatch.setattr(paths, "DOCS", docs)
+    (docs / "references.md").write_text(
+        "---\ntitle: References\nbibliography: true\n---\n\n# References\n\n```bibtex\n@misc{doe2020,\n"
+        "  author = {Doe, Jane},\n  title = {A Paper},\n  year = {2020},\n  url = {https://example.org/}\n}\n"
+        "```\n\nWhat the site takes from it.\n",
+        encoding="utf-8",
+    )
+    files = project.listed()
+
+    def references():
+        page = Page(None, files.get_file_from_path("references.md"), project.config)
+        page.read_source(project.config)
+        return project.convert("references.md", citations.bibliography_markdown(page.markdown, page), files=files)
+
+    assert "Cited on" not in references().content
+    rendered_pages.RENDERED.save()
+    _plant_content("What the site takes", "Planted")
+    assert "Planted" in references().content
+    (docs / "other.md").write_text(
+        "---\ntitle: Other page\n---\n\n# Other\n\n## Part\n\nAs [Doe](references.md#doe2020) shows.\n",
+        encoding="utf-8",
+    )
+    again = references().content
+    assert "Planted" not in again and 'Cited on <a href="../other/">Other page</a>' in again

@@ -21,6 +21,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils.meta import get_data
 from site_build import citations
 
+from site_build import paths
 from support.hooks import fake_page, markers_hook
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -39,6 +40,10 @@ FIELD = re.compile(r"^  (?P<name>[A-Za-z]+)\s*=\s*", re.M)
 YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 REQUIRED_FIELDS = {"author", "title", "year", "url"}
 LINK = re.compile(r"\]\((?P<href>[^)\s]+)\)")
+# The list the build writes under an entry, and a sentence of an entry's own text that types one.
+CITED_ON = re.compile(r"^Cited on (?P<pages>.+)\.\n\{ \.posenc-cited-on \}$", re.M)
+TITLED_LINK = re.compile(r"\[(?P<title>[^]]+)\]\((?P<href>[^)\s]+)\)")
+TYPED_CITED_ON = re.compile(r"\bcited (?:on|in)\b", re.I)
 
 
 def citations_in(sources: dict[str, str]) -> dict[str, set[str]]:
@@ -53,6 +58,20 @@ def citations_in(sources: dict[str, str]) -> dict[str, set[str]]:
 def citing_sources() -> dict[str, str]:
     files = sorted({path for pattern in CITING_SOURCES for path in ROOT.glob(pattern)})
     return {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8") for path in files}
+
+
+def citing_pages(docs: pathlib.Path) -> dict[str, dict[str, str]]:
+    """Cited key -> {docs path: title} of every Markdown page under ``docs`` that cites it (this
+    file's own reading: the citation pattern above, each title from the page's front matter)."""
+    cited: dict[str, dict[str, str]] = {}
+    for path in sorted(docs.rglob("*.md")):
+        src = path.relative_to(docs).as_posix()
+        if src == "references.md":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for key in CITATION.findall(text):
+            cited.setdefault(key, {})[src] = get_data(text)[1]["title"]
+    return cited
 
 
 def written_page(source: str) -> str:
@@ -171,6 +190,32 @@ def written_entries(page: str) -> dict[str, dict[str, str]]:
     return entries
 
 
+def listed_pages(page: str) -> dict[str, dict[str, str]]:
+    """Key -> {linked path: link text} of the "Cited on" list the hook wrote under each entry."""
+    listed = {}
+    headings = list(ENTRY_HEADING.finditer(page))
+    for index, heading in enumerate(headings):
+        end = headings[index + 1].start() if index + 1 < len(headings) else len(page)
+        found = CITED_ON.findall(page[heading.end() : end])
+        assert len(found) <= 1, f"{heading['key']}: more than one list of citing pages"
+        if found:
+            listed[heading["key"]] = {m["href"]: m["title"] for m in TITLED_LINK.finditer(found[0])}
+    return listed
+
+
+def typed_citation_notes(source: str) -> list[str]:
+    """The keys of the entries whose own text says where the site cites the work (the build lists that)."""
+    records = list(BIBTEX.finditer(source))
+    typed = []
+    for index, match in enumerate(records):
+        end = records[index + 1].start() if index + 1 < len(records) else len(source)
+        heading = re.search(r"^#", source[match.end() : end], re.M)
+        prose = source[match.end() : match.end() + heading.start() if heading else end]
+        if TYPED_CITED_ON.search(prose):
+            typed.append(RECORD_HEAD.match(match["record"])["key"])
+    return typed
+
+
 def _one_group(name: str) -> bool:
     """Whether ``name`` is one braced group (an entity's name, kept whole)."""
     depth = 0
@@ -251,6 +296,20 @@ def test_every_formatted_entry_says_what_its_record_says():
     assert problems == []
 
 
+def test_each_entry_lists_exactly_the_pages_that_cite_it():
+    """The list under each entry is the pages whose Markdown cites it, each linked by its title: a
+    citation added to or removed from a page changes the list, so it cannot go stale."""
+    cited = citing_pages(ROOT / "docs")
+    keys = [RECORD_HEAD.match(m["record"])["key"] for m in BIBTEX.finditer(REFERENCES.read_text(encoding="utf-8"))]
+    listed = listed_pages(written_page(REFERENCES.read_text(encoding="utf-8")))
+    assert {key: cited[key] for key in keys if key in cited} == listed
+    assert {"shaw2018", "haviv2022"} <= set(listed)  # the two lists the typed notes had left short
+
+
+def test_no_entry_types_where_it_is_cited():
+    assert typed_citation_notes(REFERENCES.read_text(encoding="utf-8")) == []
+
+
 def test_links_inside_the_references_page_resolve():
     page = written_page(REFERENCES.read_text(encoding="utf-8"))
     anchors = set(ANY_ANCHOR.findall(page))
@@ -283,6 +342,29 @@ What the site takes from it.
 def test_a_citation_of_a_missing_key_is_reported():
     sources = {"docs/page.md": "as [Doe (2020)](references.md#doe2020) and [X](../references.md#nobody2024) show"}
     assert unresolved(sources, written_page(GOOD_ENTRY)) == {"nobody2024": {"docs/page.md"}}
+
+
+def test_the_list_of_citing_pages_follows_the_pages(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    (docs / "deep").mkdir(parents=True)
+    monkeypatch.setattr(paths, "DOCS", docs)
+    (docs / "references.md").write_text(GOOD_ENTRY, encoding="utf-8")
+    (docs / "b.md").write_text("---\ntitle: B page\n---\n\nSee [Doe](references.md#doe2020).\n", encoding="utf-8")
+    assert listed_pages(written_page(GOOD_ENTRY)) == {"doe2020": {"b.md": "B page"}} == citing_pages(docs)
+    # A new citing page, in a folder, is listed (by title, linked from the References page's place).
+    (docs / "deep" / "a.md").write_text("---\ntitle: A page\n---\n\n[Doe](../references.md#doe2020)\n")
+    assert listed_pages(written_page(GOOD_ENTRY)) == {"doe2020": {"deep/a.md": "A page", "b.md": "B page"}}
+    # A page that no longer cites it is dropped, and with no citing page there is no list.
+    (docs / "b.md").write_text("---\ntitle: B page\n---\n\nNo citation.\n", encoding="utf-8")
+    (docs / "deep" / "a.md").unlink()
+    assert listed_pages(written_page(GOOD_ENTRY)) == {} == citing_pages(docs)
+
+
+def test_a_typed_citation_note_is_found():
+    assert typed_citation_notes(GOOD_ENTRY) == []
+    typed = GOOD_ENTRY.replace("What the site takes from it.", "What the site takes. Cited on the [B page](b.md).")
+    assert typed_citation_notes(typed) == ["doe2020"]
+    assert typed_citation_notes(GOOD_ENTRY.replace("takes from it.", "takes; cited in [B](b.md).")) == ["doe2020"]
 
 
 def test_a_well_formed_entry_passes_and_each_defect_is_named():

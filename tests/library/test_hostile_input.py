@@ -326,7 +326,13 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "mrope_position_ids",
         posenc.mrope_position_ids,
-        dict(segments=SEGMENTS, variant="qwen2.5-vl", spatial_merge_size=2, tokens_per_second=25),
+        dict(
+            segments=SEGMENTS,
+            variant="qwen2.5-vl",
+            spatial_merge_size=2,
+            tokens_per_second=25,
+            resume="after-largest-id",
+        ),
     ),
     ("attention_entropy", posenc.attention_entropy, dict(scores=[[0.0, 1.0, -math.inf], [2.0, 2.0, 2.0]])),
     (
@@ -1439,3 +1445,47 @@ def test_forgetting_attention_with_a_finite_score_in_each_row_is_no_row_of_minus
     # Score and bias each beyond half of float64's range: their sum overflowed to -inf before.
     weights = posenc.forgetting_attention([[0.0, -np.inf], [-1e308, -np.inf]], [0.0, -1e308], log=True)
     assert weights.tolist() == [[1.0, 0.0], [1.0, 0.0]]
+
+
+# ---------------------------------------------------------------------------------------
+# Fractional 2-D coordinates at the largest documented frequency: as accurate as integer ids
+
+#: The largest frequency whose phases stay below 2**53 radians (PHASE_LIMIT) at any coordinate in [-1, 1].
+LARGEST_FREQUENCY = float(np.nextafter(2.0**53, 0))
+
+
+def _exact_coordinates(count: int, kind: str) -> list[Any]:
+    """Each coordinate as an exact fraction, from the docstring's formulas."""
+    from fractions import Fraction
+
+    if kind == "index":
+        return [Fraction(i) for i in range(count)]
+    if kind == "centered":
+        return [2 * (i + Fraction(1, 2)) / count - 1 for i in range(count)]
+    return [Fraction(-1)] if count == 1 else [-1 + Fraction(2 * i, count - 1) for i in range(count)]
+
+
+@pytest.mark.parametrize("kind", ["centered", "pixel", "index"])
+@pytest.mark.parametrize("frequency", [LARGEST_FREQUENCY, 2.0**40 + 0.5, 3.0])
+def test_fractional_2d_coordinates_keep_full_accuracy_at_large_frequencies(kind, frequency):
+    import mpmath
+
+    rows, cols = 3, 7
+    if kind == "index":
+        frequency /= 2**3  # index coordinates reach 6: the same largest phase
+    unit = np.tile([1.0, 0.0], (rows * cols, 2))  # (cos, sin) of each pair's phase after the rotation
+    axial = posenc.axial_rope_2d(unit, rows, cols, frequencies=[frequency], coordinates=kind)
+    mixed = posenc.mixed_rope_2d(unit, rows, cols, [[frequency, 0.0], [0.0, frequency]], coordinates=kind)
+    ys, xs = _exact_coordinates(rows, kind), _exact_coordinates(cols, kind)
+    with mpmath.workdps(60):
+        for token in range(rows * cols):
+            y, x = ys[token // cols], xs[token % cols]
+            for pair, coordinate in ((0, y), (1, x)):
+                phase = mpmath.mpf(frequency) * mpmath.mpf(coordinate.numerator) / coordinate.denominator
+                expected = [float(mpmath.cos(phase)), float(mpmath.sin(phase))]
+                # axial: pair 0 turns with the row, pair 1 with the column; mixed: fx, then fy.
+                mixed_pair = 1 if pair == 0 else 0
+                np.testing.assert_allclose(axial[token, 2 * pair : 2 * pair + 2], expected, rtol=0, atol=2e-15)
+                np.testing.assert_allclose(
+                    mixed[token, 2 * mixed_pair : 2 * mixed_pair + 2], expected, rtol=0, atol=2e-15
+                )

@@ -28,18 +28,19 @@ query, key, step = sp.symbols("i j l", integer=True)
         r" \qquad\allowbreak f_l = f \;\Longrightarrow\; D_{ij} = -m\,(i - j), \quad m = -\log f"
     ),
     summary=r"The Forgetting Transformer adds $D_{ij}$, the sum of the log forget gates after key $j$ up to "
-    r"query $i$, to the logit of query $i$ on key $j$. When every gate is the same $f \in (0, 1]$, the bias is "
-    r"$-m(i - j)$ with $m = -\log f \ge 0$: ALiBi's causal bias with slope $m$.",
+    r"query $i$, to the logit of query $i$ on key $j$. When every gate is the same $f \in (0, 1)$ (FoX's gate is a "
+    r"sigmoid), the bias is $-m(i - j)$ with $m = -\log f > 0$: ALiBi's causal bias with slope $m$.",
     assumptions=(
         r"$i, j$ integer positions with $j \le i$ (a key at or before the query)",
-        r"$f_l \in (0, 1]$ the forget gate of step $l$; a constant gate $f \in (0, 1]$",
+        r"$f_l \in (0, 1)$ the forget gate of step $l$, a sigmoid; a constant gate $f \in (0, 1)$",
     ),
     steps=(
         r"With $f_l = f$ every term of the sum is $\log f$, and the sum runs over the $i - j$ steps "
         r"$l = j + 1, \ldots, i$, so $D_{ij} = (i - j)\log f$ (an empty sum, $0$, when $i = j$).",
         r"Writing $m = -\log f$ gives $D_{ij} = -m(i - j)$, ALiBi's bias for key $j$ at distance $i - j$; "
-        r"$f \in (0, 1]$ makes $m \ge 0$ (write $f = 1/(1 + u)$ with $u \ge 0$: $m = \log(1 + u)$); ALiBi's "
-        r"slope $m$ is the gate $f = e^{-m}$.",
+        r"$f \in (0, 1)$ makes $m > 0$ (write $f = 1/(1 + u)$ with $u > 0$: $m = \log(1 + u)$); ALiBi's "
+        r"slope $m > 0$ is the gate $f = e^{-m}$. A gate of one, which a sigmoid only approaches, would give "
+        r"$m = 0$: no bias.",
         r"SymPy sums the constant term for symbolic $i$ and $j$.",
     ),
     scope=GENERAL,
@@ -51,10 +52,10 @@ def prove_fox_constant_gate_is_alibi() -> None:
     assert_equal(bias, distance * sp.log(gate), "sum_{l=j+1}^{j+n} log f = n log f")
     slope = -sp.log(gate)
     assert_equal(bias.subs(distance, query - key), -slope * (query - key), "D_ij = -m (i - j) with m = -log f")
-    # Every f in (0, 1] is 1 / (1 + u) for u = 1/f - 1 >= 0, and then m = log(1 + u) >= 0.
-    spare = sp.Symbol("u", nonnegative=True)
-    if not sp.expand_log(slope.subs(gate, 1 / (1 + spare)), force=True).is_nonnegative:
-        raise ProofFailure("m = -log f is not shown non-negative for f in (0, 1]")
+    # Every f in (0, 1), a sigmoid's values, is 1 / (1 + u) for u = 1/f - 1 > 0, and then m = log(1 + u) > 0.
+    spare = sp.Symbol("u", positive=True)
+    if not sp.expand_log(slope.subs(gate, 1 / (1 + spare)), force=True).is_positive:
+        raise ProofFailure("m = -log f is not shown positive for f in (0, 1)")
 
 
 @numeric_check("fox-constant-gate-is-alibi")

@@ -1,6 +1,6 @@
 """Rotations from Lie groups (posenc.lie_groups): RoPE's block as the exponential of a 2x2
-generator, commuting generators give relative scores and relative scores need commuting
-generators, and STRING's commuting generators are RoPE's in a rotated basis.
+generator, commuting generators give relative scores and relative scores at every real position
+need commuting generators, and STRING's commuting generators are RoPE's in a rotated basis.
 
 The general proofs work with SymPy's noncommutative symbols (matrices of any size whose products
 keep their order) and with the power series or the matrix ODE of the exponential; only the
@@ -192,13 +192,16 @@ def check_lie_commuting_relative(rng: np.random.Generator) -> None:
 
 @derivation(
     "lie-relative-needs-commuting",
-    title="Scores that depend only on the offset need commuting generators",
+    title="Scores that depend only on the offset at every real position need commuting generators",
     statement=(
-        r"R(p)^\top R(q) = R(q - p) \ \ \forall p, q"
+        r"R(p)^\top R(q) = R(q - p) \ \ \forall p, q \in \mathbb{R}^k"
         r" \qquad\allowbreak \Longrightarrow\ L_k L_l = L_l L_k \ \ \forall k, l"
     ),
-    summary=r"Conversely, if $R(p)^\top R(q)$ is a function of $q - p$ for every pair of positions, the generators "
-    r"commute: non-commuting generators (LieRE's, in general) make some score depend on more than the offset.",
+    summary=r"Conversely, if $R(p)^\top R(q)$ is a function of $q - p$ for every pair of real positions, the "
+    r"generators commute: non-commuting generators make some score, at some real positions, depend on more than "
+    r"the offset. The proof differentiates at position 0, so it says nothing about positions confined to a grid. "
+    r"ComRoPE (Yu et al., 2025) states this converse with the direction of `lie-commuting-relative` as one "
+    r"equivalence, and STRING's universality result (Schenck et al., 2025) contains it.",
     assumptions=(
         r"$R(p) = \exp\big(\sum_k p_k L_k\big)$ with real $d \times d$ generators, any $d$ and $k$",
         r"$R(p)^\top R(q) = G(q - p)$ for some function $G$ and all $p, q \in \mathbb{R}^k$",
@@ -208,8 +211,9 @@ def check_lie_commuting_relative(rng: np.random.Generator) -> None:
         r"with $q = 0$, $R(p)^\top = R(-p)$.",
         r"Then $R(p)R(q) = R(-p)^\top R(q) = R(q + p)$: $R$ turns sums into products, and as $p + q = q + p$, "
         r"$R(p)R(q) = R(q)R(p)$.",
-        r"Take $p = s e_k$, $q = t e_l$: $e^{sL_k} e^{tL_l} = e^{tL_l} e^{sL_k}$ for all $s, t$. Differentiating "
-        r"once in $s$ and once in $t$ at $0$ gives $L_k L_l = L_l L_k$.",
+        r"Take $p = s e_k$, $q = t e_l$: $e^{sL_k} e^{tL_l} = e^{tL_l} e^{sL_k}$ for all real $s, t$. "
+        r"Differentiating once in $s$ and once in $t$ at $0$ gives $L_k L_l = L_l L_k$; this step needs the "
+        r"identity for every real $s, t$ near $0$, which positions on a grid do not give.",
         r"SymPy checks the algebra with noncommuting symbols and the mixed derivative with flows obeying "
         r"$\tfrac{d}{ds} e^{sL} = L e^{sL}$, $e^{0} = I$.",
     ),

@@ -259,7 +259,9 @@ def check_deberta_bucket_symmetry(rng: np.random.Generator) -> None:
     ),
     summary="If a causal head gives every visible key the same score and only the first token (a marker such as a "
     "beginning-of-sequence token) has a non-zero value, the output at position t is the marker's value divided "
-    "by t + 1, which differs at every position.",
+    "by t + 1, which differs at every position. This is the attention step of the read-out that Kazemnejad et al. "
+    "(2023, Theorem 1) construct; Haviv et al. (2022) probed positions in such models and conjectured that the "
+    "causal mask is how they find them.",
     assumptions=(
         r"$t \ge 0$ the query position, keys $s = 0, \ldots, t$ visible (causal mask)",
         r"any equal score $c$ for the visible keys, as with zero queries",
@@ -270,7 +272,7 @@ def check_deberta_bucket_symmetry(rng: np.random.Generator) -> None:
         r"$t + 1$ visible keys.",
         r"Only $v_0$ is non-zero, so $o_t = \mu/(t + 1)$.",
         r"$1/(t + 1) - 1/(t + 2) = 1/((t + 1)(t + 2)) > 0$: the output is strictly monotone in $t$, so later layers "
-        r"can read the position from it (Haviv et al., 2022; Kazemnejad et al., 2023).",
+        r"can read the position from it, as in the construction of Kazemnejad et al. (2023, Theorem 1).",
     ),
     scope=GENERAL,
 )

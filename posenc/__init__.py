@@ -105,6 +105,7 @@ from .architectures import (
     partial_rope_frequencies,
     partial_rotary_dim,
     proportional_rope_frequencies,
+    rope_base_all_pass_bound,
     rope_base_lower_bound,
     smollm3_layers,
 )
@@ -193,6 +194,7 @@ __all__ = [
     "resample_patch_table",
     "resample_weights",
     "rope",
+    "rope_base_all_pass_bound",
     "rope_base_lower_bound",
     "rope_frequencies",
     "rope_generators",

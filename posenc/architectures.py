@@ -1,7 +1,7 @@
 """How today's language models place position, as Hugging Face transformers 5.24.0 builds them.
 
-* Per-layer schedules: ``layer_schedule`` (every ``period``-th layer is global, the rest local)
-  and the rules of Gemma 3, Llama 4, SmolLM3, Cohere2 and EXAONE 4, each a tuple of
+* Per-layer schedules: ``layer_schedule`` (the last or the first layer of every block of
+  ``period`` global, the rest local) and the rules of Gemma 3, Llama 4, SmolLM3, Cohere2 and EXAONE 4, each a tuple of
   ``LayerSpec`` records (whether the layer rotates, its base, its attention kind, whether the
   long-context RoPE scaling reaches it, whether its queries are temperature-tuned).
 * Partial and proportional RoPE: ``partial_rope_frequencies`` (GPT-NeoX, Phi, GLM: rotate the
@@ -13,7 +13,8 @@
   plus a RoPE term whose key is shared by every head), ``mla_softmax_scale`` and
   ``mla_cache_values``.
 * ``rope_base_lower_bound``: the smallest base that keeps Men et al.'s (2024)
-  ``B(m) = sum_i cos(m theta_i)`` non-negative over a context.
+  ``B(m) = sum_i cos(m theta_i)`` non-negative over a context; ``rope_base_all_pass_bound``: the
+  base from which every larger one does (the bases that pass are not an interval).
 * Temperature laws that multiply the queries by a slowly growing factor of the position:
   ``llama4_query_scale`` (Llama 4's NoPE layers) and ``llama4_beta_query_scale`` (the
   ``llama_4_scaling_beta`` of Ministral 3 and Mistral 4).
@@ -82,9 +83,15 @@ def _named_base(name: str, value: Any) -> float:
     return number
 
 
-def _global_layers(count: int, period: int) -> list[bool]:
-    # transformers' rule: layer i (from 0) is global when (i + 1) is a multiple of the period.
-    return [(index + 1) % period == 0 for index in range(count)]
+#: Where the global layer sits in each block of ``period`` layers: "last" is layer i global when
+#: ``i + 1`` is a multiple of the period (transformers' Gemma 2, Gemma 3, Cohere2, EXAONE 4,
+#: gpt-oss), "first" when ``i`` is (ModernBERT, Cwm, GraniteSWA).
+GLOBAL_POSITIONS = ("last", "first")
+
+
+def _global_layers(count: int, period: int, position: str = "last") -> list[bool]:
+    offset = 1 if position == "last" else 0
+    return [(index + offset) % period == 0 for index in range(count)]
 
 
 def layer_schedule(
@@ -95,16 +102,23 @@ def layer_schedule(
     global_base: float | None,
     local_attention: str = SLIDING,
     global_attention: str = FULL,
+    global_position: str = "last",
 ) -> tuple[LayerSpec, ...]:
     """Every ``period``-th layer global, the others local, each kind with its own base and attention.
 
-    Layer i (counted from 0) is global when ``i + 1`` is a multiple of ``period``, the rule of
-    every interleaved model in transformers (period 1: every layer global). A base of None
-    makes that kind of layer NoPE. Every rotating layer is marked ``scaled`` (one set of RoPE
+    ``global_position`` says which layer of each block of ``period`` layers is the global one,
+    counting layers from 0. "last" (the default): layer i is global when ``i + 1`` is a multiple
+    of ``period``, the rule of transformers' Gemma 2, Gemma 3, Cohere2, EXAONE 4 and gpt-oss
+    configurations. "first": layer i is global when ``i`` is a multiple of ``period``, so layer 0
+    is global, the rule of ``ModernBertConfig`` (``global_attn_every_n_layers``), ``CwmConfig``
+    and ``GraniteSWAConfig``. Period 1 makes every layer global either way. A base of None makes
+    that kind of layer NoPE. Every rotating layer is marked ``scaled`` (one set of RoPE
     parameters for the model) and none is temperature-tuned; the model functions below refine this.
 
     >>> [(s.base, s.attention) for s in layer_schedule(4, 2, local_base=1e4, global_base=None)][:2]
     [(10000.0, 'sliding_attention'), (None, 'full_attention')]
+    >>> [s.attention[0] for s in layer_schedule(7, 3, local_base=1e4, global_base=1.6e5, global_position="first")]
+    ['f', 's', 's', 'f', 's', 's', 'f']
     """
     count = _layer_count(num_hidden_layers)
     period = _checks.integer("period", period, minimum=1)
@@ -112,8 +126,9 @@ def layer_schedule(
     global_ = _optional_base("global_base", global_base)
     local_kind = _checks.choice("local_attention", local_attention, ATTENTION_KINDS)
     global_kind = _checks.choice("global_attention", global_attention, ATTENTION_KINDS)
+    position = _checks.choice("global_position", global_position, GLOBAL_POSITIONS)
     layers = []
-    for is_global in _global_layers(count, period):
+    for is_global in _global_layers(count, period, position):
         base = global_ if is_global else local
         kind = global_kind if is_global else local_kind
         layers.append(LayerSpec(base is not None, base, kind, base is not None, False))
@@ -498,6 +513,10 @@ def mla_scores(
 # The base that a context length needs
 
 
+#: Most cosines one trial base of ``rope_base_lower_bound`` may need, ``(context_length + 1) * head_dim / 2``.
+BOUND_COSINES = 2**21
+
+
 def rope_base_lower_bound(
     context_length: int, head_dim: int, *, grid_ratio: float = 1.005, rtol: float = 1e-6
 ) -> float:
@@ -518,7 +537,10 @@ def rope_base_lower_bound(
     island narrower than the grid step below it would be missed). The phases are formed in
     float64 as ``m * theta_i``, accurate to about ``m`` ulps, far below the tolerance. A trial
     base costs up to ``(context_length + 1) * head_dim / 2`` cosines; an infeasible one usually
-    far fewer, since it is first tested near the distance where the base before it failed.
+    far fewer, since it is first tested near the distance where the base before it failed;
+    ``(context_length + 1) * head_dim / 2`` may be at most ``BOUND_COSINES`` (2**21: 32,767
+    tokens at head_dim 128, a few seconds on one core), refused at once beyond, since the scan
+    tries thousands of bases and a larger request would run for minutes or hours.
 
     >>> import posenc
     >>> bound = rope_base_lower_bound(64, 8, rtol=1e-3)
@@ -537,6 +559,11 @@ def rope_base_lower_bound(
         raise ValueError(f"rtol must be between 1e-12 and 1 (a relative step of the base), got {tolerance:g}")
     pairs = dim // 2
     _checks.elements("context_length and head_dim", length + 1, pairs)
+    if (length + 1) * pairs > BOUND_COSINES:
+        raise ValueError(
+            f"context_length and head_dim: (context_length + 1) * head_dim / 2 must be <= {BOUND_COSINES} (2**21 "
+            f"cosines per trial base, a few seconds in all), got {(length + 1) * pairs}"
+        )
     exponents = -2.0 * np.arange(pairs) / dim
     block = max(1, 2**16 // pairs)
     # Neighbouring bases fail at nearby distances, so each trial looks first at this many
@@ -584,6 +611,115 @@ def rope_base_lower_bound(
 
 # ---------------------------------------------------------------------------------------
 # Temperature laws
+
+def _bound_sums(exponents: NDArray[np.float64], base: float, length: int) -> NDArray[np.float64]:
+    """``B(m) = sum_i cos(m theta_i)`` at m = 0 .. length, ``theta_i = base ** exponents[i]``.
+
+    Each distance is split as m = q s + j with s about the square root of the length, and
+    ``cos(m theta) = cos(q s theta) cos(j theta) - sin(q s theta) sin(j theta)``: one product over
+    the pairs instead of a cosine per distance and pair, with the same error (a few ulps of the
+    phases ``q s theta`` and ``j theta``, as ``m theta`` formed at once has). einsum rather than
+    ``@``: a threaded matrix product of this size is many times slower on a busy machine.
+    """
+    theta = base**exponents
+    step = math.isqrt(length) + 1
+    coarse = np.multiply.outer(np.arange(0, length + 1, step, dtype=np.float64), theta)
+    fine = np.multiply.outer(np.arange(step, dtype=np.float64), theta)
+    left = np.concatenate([np.cos(coarse), np.sin(coarse)], axis=-1)
+    right = np.concatenate([np.cos(fine), -np.sin(fine)], axis=-1)
+    result: NDArray[np.float64] = np.einsum("qp,jp->qj", left, right).ravel()[: length + 1]
+    return result
+
+
+def rope_base_all_pass_bound(
+    context_length: int, head_dim: int, *, grid_ratio: float = 1.005, rtol: float = 1e-6
+) -> float:
+    """The base from which every larger base keeps ``B(m) = sum_i cos(m theta_i) >= 0`` for m = 0 .. context_length.
+
+    The bases that keep Men et al.'s (2024) ``B`` non-negative over a context are not an interval:
+    above ``rope_base_lower_bound``, the smallest of them, lie bases that fail again (at head_dim
+    128 and 2048 tokens, 15,000 fails though the smallest passing base is below 12,000). This
+    function returns the all-pass threshold T, the smallest base such that every base from T up
+    passes; ``rope_base_lower_bound(n, d) <= T``, with equality only when the passing bases are
+    one interval.
+
+    Every base from a ceiling U up passes, which this function proves rather than samples: with
+    ``theta_i(b) = b ** (-2 i / head_dim)`` falling as b grows, a pair whose largest phase
+    ``context_length * theta_i(U)`` is at most pi keeps ``cos(m theta_i(b)) >= cos(context_length
+    theta_i(U))`` for every b >= U and m <= context_length (cosine falls on [0, pi]); the first pair
+    (theta_0 = 1 at every base) is at least the least ``cos m`` over the context; every other pair
+    is at least -1. U is the smallest base (to a ratio of 1.001) at which these lower bounds sum to
+    at least 0. Below U, the bases ``U / grid_ratio ** k`` are tried downwards until one fails, and
+    the step from it to the passing base above is bisected on ``ln base`` down to a ratio of
+    ``1 + rtol``: the result passes, a base less than ``1 + rtol`` times smaller fails, and every
+    grid base from the result up to U passes (an infeasible island narrower than the grid step
+    above the result would be missed, as ``rope_base_lower_bound`` may miss a feasible one). A
+    trial base costs about ``(context_length + 1) head_dim`` multiply-adds and
+    ``2 sqrt(context_length) head_dim`` cosines and sines.
+
+    >>> import posenc
+    >>> threshold = rope_base_all_pass_bound(64, 8, rtol=1e-3)
+    >>> bool(threshold >= rope_base_lower_bound(64, 8, rtol=1e-3))
+    True
+    >>> all(min(posenc.kernel(range(65), 8, base=threshold * k)) >= 0 for k in (1.0, 1.5, 3.0, 1e3))
+    True
+    """
+    length = _checks.integer("context_length", context_length, minimum=2)
+    dim = _checks.width(head_dim, name="head_dim")
+    if dim < 4:
+        raise ValueError(f"head_dim must be >= 4 (with one pair, B(2) = cos 2 < 0 at every base), got {dim}")
+    ratio = _checks.real("grid_ratio", grid_ratio)
+    if not 1.001 <= ratio <= 2.0:
+        raise ValueError(f"grid_ratio must be between 1.001 and 2 (the step of the scan over bases), got {ratio:g}")
+    tolerance = _checks.real("rtol", rtol)
+    if not 1e-12 <= tolerance <= 1.0:
+        raise ValueError(f"rtol must be between 1e-12 and 1 (a relative step of the base), got {tolerance:g}")
+    pairs = dim // 2
+    _checks.elements("context_length and head_dim", length + 1, pairs)
+    exponents = -2.0 * np.arange(pairs) / dim
+    least_first_pair = float(np.cos(np.arange(length + 1, dtype=np.float64)).min())
+
+    def certified(base: float) -> bool:
+        # The lower bound on B over every base from `base` up and every m <= length (docstring).
+        phases = length * base ** exponents[1:]
+        slow = phases <= math.pi
+        # A margin far above the rounding of the sum, so that a rounded sum never certifies a negative one.
+        return least_first_pair + float(np.cos(phases[slow]).sum()) - int(np.count_nonzero(~slow)) >= 1e-9
+
+    def feasible(base: float) -> bool:
+        return bool(_bound_sums(exponents, base, length).min() >= 0.0)
+
+    below, ceiling = 1.0, 2.0
+    while not certified(ceiling):
+        below, ceiling = ceiling, ceiling * ceiling
+        if ceiling > 1e300:
+            raise ValueError(f"context_length {length} needs a base beyond float64 at head_dim {dim}")
+    # The certificate only grows with the base, so bisection finds its smallest base.
+    while ceiling > below * 1.001:
+        middle = math.sqrt(below * ceiling)
+        if certified(middle):
+            ceiling = middle
+        else:
+            below = middle
+    low, high = 1.0, ceiling
+    while True:
+        trial = high / ratio
+        if trial <= 1.0:
+            break  # base 1 fails: B(2) = (head_dim / 2) cos 2 < 0
+        if not feasible(trial):
+            low = trial
+            break
+        high = trial
+    while high > low * (1.0 + tolerance):
+        middle = math.sqrt(low * high)
+        if middle <= low or middle >= high:
+            break
+        if feasible(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
 
 
 def llama4_query_scale(

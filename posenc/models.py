@@ -125,6 +125,7 @@ def _config(reference: str, checkpoint: str, key: str) -> Source:
 _QWEN2_VL = "Qwen/Qwen2-VL-7B-Instruct"
 _QWEN25_VL = "Qwen/Qwen2.5-VL-7B-Instruct"
 _QWEN3_VL = "Qwen/Qwen3-VL-8B-Instruct"
+_MODERNBERT_BASE = "answerdotai/ModernBERT-base"
 
 _RECORDS = (
     _record(
@@ -153,6 +154,23 @@ _RECORDS = (
         head_dim=(128, _config("qwen3vl", _QWEN3_VL, "text_config.head_dim")),
         mrope_section=((24, 20, 20), _config("qwen3vl", _QWEN3_VL, "text_config.rope_scaling.mrope_section")),
         mrope_axis_layout=("interleaved", _config("qwen3vl", _QWEN3_VL, "text_config.rope_scaling.mrope_interleaved")),
+    ),
+    _record(
+        "modernbert-base",
+        "ModernBERT-base",
+        "encoder",
+        rope_theta=(160_000.0, _config("modernbert", _MODERNBERT_BASE, "global_rope_theta")),
+        local_rope_theta=(10_000.0, _config("modernbert", _MODERNBERT_BASE, "local_rope_theta")),
+        num_hidden_layers=(22, _config("modernbert", _MODERNBERT_BASE, "num_hidden_layers")),
+        sliding_window=(128, _config("modernbert", _MODERNBERT_BASE, "local_attention")),
+        global_period=(3, _config("modernbert", _MODERNBERT_BASE, "global_attn_every_n_layers")),
+        global_position=(
+            "first",
+            Source(
+                "transformers",
+                "ModernBertConfig.__post_init__: layer i is full attention when i % global_attn_every_n_layers == 0",
+            ),
+        ),
     ),
 )
 

@@ -23,6 +23,39 @@ def test_every_period_th_layer_is_global_counting_from_one():
     assert all(layer.rotates and layer.scaled and not layer.temperature_tuned for layer in layers)
 
 
+@pytest.mark.parametrize("count, period", [(22, 3), (7, 3), (12, 4), (5, 1), (3, 5)])
+def test_global_position_first_makes_layer_zero_and_every_period_th_after_it_global(count, period):
+    first = posenc.layer_schedule(count, period, local_base=1e4, global_base=1.6e5, global_position="first")
+    last = posenc.layer_schedule(count, period, local_base=1e4, global_base=1.6e5, global_position="last")
+    # ModernBertConfig: layer i is full attention when i % global_attn_every_n_layers == 0.
+    assert [i for i, layer in enumerate(first) if layer.attention == "full_attention"] == list(range(0, count, period))
+    assert [i for i, layer in enumerate(last) if layer.attention == "full_attention"] == list(
+        range(period - 1, count, period)
+    )
+    assert [layer.base for layer in first] == [1.6e5 if i % period == 0 else 1e4 for i in range(count)]
+    assert last == posenc.layer_schedule(count, period, local_base=1e4, global_base=1.6e5)
+
+
+def test_modernbert_base_has_eight_global_layers_from_its_record():
+    record = posenc.models.model("modernbert-base")
+    layers = posenc.layer_schedule(
+        record["num_hidden_layers"],
+        record["global_period"],
+        local_base=record["local_rope_theta"],
+        global_base=record["rope_theta"],
+        global_position=record["global_position"],
+    )
+    # 22 layers, global at 0, 3, ..., 21: the first and the last layer are both global.
+    assert [i for i, layer in enumerate(layers) if layer.base == 160_000.0] == [0, 3, 6, 9, 12, 15, 18, 21]
+    assert layers[0].attention == layers[-1].attention == "full_attention"
+
+
+@pytest.mark.parametrize("position", ["middle", "First", None, 0])
+def test_global_position_is_refused_by_name(position):
+    with pytest.raises(ValueError, match="global_position"):
+        posenc.layer_schedule(6, 3, local_base=1e4, global_base=1e5, global_position=position)
+
+
 def test_period_one_makes_every_layer_global_and_a_base_of_none_makes_it_nope():
     layers = posenc.layer_schedule(3, 1, local_base=1e4, global_base=None)
     assert [(layer.rotates, layer.base, layer.attention) for layer in layers] == [(False, None, "full_attention")] * 3
@@ -283,6 +316,43 @@ def test_feasible_bases_are_not_one_interval_so_the_bound_is_not_a_bisection_fro
     assert np.min(posenc.kernel(distances, 128, base=3.5e4)) < 0.0
 
 
+def test_bases_above_the_smallest_feasible_one_fail_again_at_two_figure_lengths():
+    # The bases that pass are not an interval: each of these lies above the smallest passing base
+    # for its length and still makes B negative within the context.
+    for length, base in ((2048, 15_000.0), (16384, 300_000.0)):
+        distances = np.arange(length + 1)
+        assert base > posenc.rope_base_lower_bound(length, 128, rtol=1e-3)
+        assert np.min(posenc.kernel(distances, 128, base=base)) < 0.0
+
+
+@pytest.mark.parametrize("length, head_dim", [(64, 8), (200, 16), (500, 12)])
+def test_the_all_pass_threshold_is_where_a_direct_scan_last_fails(length, head_dim):
+    rtol = 1e-6
+    threshold = posenc.rope_base_all_pass_bound(length, head_dim, rtol=rtol)
+    distances = np.arange(length + 1)
+
+    def passes(base):
+        return bool(np.min(posenc.kernel(distances, head_dim, base=base)) >= 0.0)
+
+    assert passes(threshold)
+    assert not passes(threshold / (1 + 2 * rtol))
+    assert threshold >= posenc.rope_base_lower_bound(length, head_dim, rtol=rtol) / (1 + rtol)
+    # An independent scan with posenc.kernel on a finer grid, from the smallest passing base to far
+    # above the threshold: the last base that fails lies just below the threshold, none above it.
+    grid = np.exp(np.linspace(0.01, math.log(threshold) + 8.0, 20_000))
+    failing = [base for base in grid if not passes(base)]
+    assert failing and max(failing) < threshold
+
+
+def test_the_all_pass_threshold_at_head_width_128_lies_above_bases_that_fail():
+    threshold = posenc.rope_base_all_pass_bound(2048, 128, rtol=1e-4)
+    distances = np.arange(2049)
+    assert 15_000.0 < threshold  # the failing base above the smallest passing one lies below it
+    rng = np.random.default_rng(3)
+    for base in threshold * np.exp(rng.uniform(0.0, 12.0, size=40)):
+        assert np.min(posenc.kernel(distances, 128, base=base)) >= 0.0
+
+
 def test_the_bound_grows_with_the_context():
     bounds = [posenc.rope_base_lower_bound(length, 16, rtol=1e-4) for length in (50, 200, 800)]
     assert bounds[0] < bounds[1] < bounds[2]
@@ -298,9 +368,10 @@ def test_the_bound_grows_with_the_context():
         (dict(context_length=2**40, head_dim=8), "context_length"),
     ],
 )
-def test_bound_arguments_are_refused_by_name(kwargs, name):
+@pytest.mark.parametrize("function", [posenc.rope_base_lower_bound, posenc.rope_base_all_pass_bound])
+def test_bound_arguments_are_refused_by_name(kwargs, name, function):
     with pytest.raises(ValueError, match=name):
-        posenc.rope_base_lower_bound(**kwargs)
+        function(**kwargs)
 
 
 # ---------------------------------------------------------------------------------------

@@ -1074,6 +1074,10 @@ ISSUE_ERRORS = [
         "must be a real number",
         "factor",
     ),
+    # What cannot finish at once is refused at once, naming the limit (issue 45: 2**20 tokens ran for hours).
+    (lambda: posenc.rope_base_lower_bound(2**20, 128), r"must be <= 2097152 \(2\*\*21", "context_length"),
+    (lambda: posenc.commutator_norm(np.zeros((2**12, 4, 4))), "too many for one call", "generators"),
+    (lambda: posenc.lie_rotation(np.zeros((1, 256, 256)), np.zeros((3, 1))), "too many for one call", "positions"),
     # A string is the wrong type of position ids, whatever its shape (issue 45).
     (lambda: posenc.mrope_phases("0 1 2", 8, [2, 1, 1]), "must hold integers", "position_ids"),
     # NaN: one rule, refused everywhere (rope passed it through before).

@@ -11,7 +11,19 @@ import sympy as sp
 import posenc
 
 from ..registry import GENERAL, ProofFailure, assert_close, assert_equal, derivation, numeric_check
-from .common import base, blocks_multiply_pairwise, d, kernel_sum, omega, r, random_vectors, random_width, rotation
+from .common import (
+    base,
+    blocks_multiply_pairwise,
+    d,
+    kernel_sum,
+    omega,
+    r,
+    random_vectors,
+    random_width,
+    rotation,
+    stacked_pairs,
+    stacking_rules,
+)
 
 # RoPE's score identity R_Theta(m)^T R_Theta(n) = R_Theta(n - m), used by the MLA entries.
 m_position, n_position = sp.symbols("m n", real=True)
@@ -247,30 +259,42 @@ def check_mla_absorption_without_rope(rng: np.random.Generator) -> None:
     statement=(
         r"\begin{aligned} \big(R_\Theta(m) W_q x\big)^\top R_\Theta(n) W_k c &= x^\top A(n - m)\,c, \\ "
         r"A(\Delta) &= W_q^\top R_\Theta(\Delta)\, W_k \end{aligned}"
-        r" \qquad\allowbreak \text{one pair: } A(0) = A(1) = A(2) \Rightarrow A \equiv 0"
+        r" \qquad\allowbreak A(0) = A(1) = \cdots = A(d_R) \Rightarrow A \equiv 0"
     ),
     summary=r"Rotating the projected query and key leaves $x^\top A(n - m)\,c$, whose matrix changes with the offset. "
-    r"When the projections use a single rotating pair, $A$ takes the same value at offsets 0, 1 and 2 only if it "
-    r"is zero at every offset, so any nonzero product differs between positions and one fixed matrix cannot "
-    r"stand for it.",
+    r"Over the $d_R/2$ rotating pairs, $A(\Delta)$ is a sum of sinusoids of the offset at distinct frequencies, "
+    r"which are linearly independent: if $A$ takes one value at the offsets $0, 1, \ldots, d_R$, it is zero at "
+    r"every offset. So unless the rotary part of the score vanishes for every input, one fixed matrix cannot "
+    r"stand for $A$ at all offsets, whatever the weights and the number of pairs.",
     assumptions=(
-        r"$m, n$ positions, $\Delta$ their offset; $R_\Theta$ as in `rope-relative`",
-        r"$W_q \in \mathbb{R}^{d_R \times d_x}$, $W_k \in \mathbb{R}^{d_R \times d_c}$; for the second claim both "
-        r"are zero outside the two rows of one pair $r$",
-        r"that pair's frequency $0 < \theta_r < \pi$ (RoPE's are at most 1)",
+        r"$m, n$ positions, $\Delta$ their offset; $R_\Theta$ as in `rope-relative`, with $d_R/2$ pairs",
+        r"$W_q \in \mathbb{R}^{d_R \times d_x}$, $W_k \in \mathbb{R}^{d_R \times d_c}$, any weights and any sizes",
+        r"the pairs' frequencies $\theta_r$ distinct and each in $(0, \pi)$, as RoPE's $b^{-2r/d_R}$ are for a "
+        r"base $b > 1$ (all at most 1)",
     ),
     steps=(
         r"As in `rope-relative`, $R_\Theta(m)^\top R_\Theta(n) = R_\Theta(n - m)$, so the score is "
-        r"$x^\top W_q^\top R_\Theta(n - m) W_k\,c$.",
-        r"If $W_q$, $W_k$ are zero outside pair $r$'s rows $w, u$, the block-diagonal $R_\Theta$ leaves "
-        r"$A(\Delta) = w^\top R(\Delta\theta_r)\,u = \cos(\Delta\theta_r)\,P + \sin(\Delta\theta_r)\,Q$ with "
-        r"$P = w^\top u$, $Q = w^\top J u$, $J = R(\pi/2)$.",
-        r"$A(1) = A(0)$ and $A(2) = A(0)$ are, entry by entry, two linear equations in $P, Q$ with determinant "
-        r"$2\sin\theta_r\,(1 - \cos\theta_r) > 0$; so $P = Q = 0$ and $A(\Delta) = 0$ at every $\Delta$.",
-        r"A witness with symbolic entries: one query and one key direction $w, u \in \mathbb{R}^2$ give "
-        r"$A(\Delta) = (w^\top u)\cos(\Delta\theta_r) + (w^\top J u)\sin(\Delta\theta_r)$, and "
-        r"$(w^\top u)^2 + (w^\top J u)^2 = \lVert w\rVert^2 \lVert u\rVert^2$, so for $w, u \ne 0$ it is a sinusoid "
-        r"of amplitude $\lVert w\rVert\,\lVert u\rVert$ in the offset, never constant.",
+        r"$x^\top W_q^\top R_\Theta(n - m) W_k\,c$. Split $W_q$, $W_k$ into pair $r$'s two rows $w_r$, $u_r$. "
+        r"The block-diagonal $R_\Theta$ meets each pair "
+        r"alone, so $A(\Delta) = \sum_r w_r^\top R(\Delta\theta_r)\,u_r$ (SymPy carries the sum from $n$ pairs to "
+        r"$n + 1$), and $R(\varphi) = \cos\varphi\,I + \sin\varphi\,J$ with $J = R(\pi/2)$ gives "
+        r"$A(\Delta) = \sum_r \cos(\Delta\theta_r)\,P_r + \sin(\Delta\theta_r)\,Q_r$, $P_r = w_r^\top u_r$, "
+        r"$Q_r = w_r^\top J u_r$.",
+        r"Entry by entry, $\cos(\Delta\theta_r)P_r + \sin(\Delta\theta_r)Q_r = \alpha_r z_r^\Delta + "
+        r"\bar\alpha_r \bar z_r^{\Delta}$ with $z_r = e^{i\theta_r}$ and $\alpha_r = (P_r - iQ_r)/2$, so "
+        r"$A(\Delta) - A(0)$ is a combination of $\zeta^\Delta$ over the $d_R + 1$ numbers $\zeta = 1$, $z_r$, "
+        r"$\bar z_r$, with the coefficient $-\sum_r P_r$ on $1$.",
+        r"These numbers are distinct: with $\theta = 2\arctan t$, $t > 0$ (all of $(0, \pi)$), "
+        r"$\sin\theta = 2t/(1 + t^2) > 0$, so no $z_r$ is real or equal to any $\bar z_s$, and "
+        r"$\cos\theta = (1 - t^2)/(1 + t^2)$ falls strictly with $t$, so distinct frequencies give distinct $z_r$.",
+        r"A combination $f(\Delta) = \sum_{k=0}^{N} c_k \zeta_k^\Delta$ of $N + 1$ distinct $\zeta_k$ that vanishes "
+        r"at $\Delta = 0, \ldots, N$ has every $c_k = 0$. For $N = 0$, $f(0) = c_0$. From $N - 1$ to $N$: "
+        r"$f(\Delta + 1) - \zeta_N f(\Delta) = \sum_{k<N} c_k(\zeta_k - \zeta_N)\zeta_k^\Delta$ vanishes at "
+        r"$\Delta = 0, \ldots, N - 1$, so each $c_k(\zeta_k - \zeta_N) = 0$ and $c_k = 0$ for $k < N$; then "
+        r"$f(0) = c_N = 0$. SymPy checks each term of that step for symbolic $k$ and $N$.",
+        r"With $N = d_R$, $A(0) = \cdots = A(d_R)$ makes every $\alpha_r = 0$, so $P_r = Q_r = 0$ and "
+        r"$A(\Delta) = 0$ at every offset. A fixed $M$ with $x^\top M c = x^\top A(n - m)\,c$ for all $x$, $c$ "
+        r"would need $A$ constant, hence zero.",
     ),
     scope=GENERAL,
 )
@@ -285,40 +309,63 @@ def prove_mla_absorption_fails_with_rope() -> None:
     if score != token.T * query_weight.T * relative * key_weight * latent:
         raise ProofFailure(f"the score {score} is not x^T W_q^T R_Theta(n - m) W_k c")
 
-    # Weights on pair r's rows only: the other blocks of R_Theta never meet them.
-    before, after = sp.symbols("k_1 k_2", positive=True, integer=True)
+    # From n pairs to n + 1: the rows of the first n pairs and those of pair r = n, each meeting its own block.
+    stacking_rules()
+    first_q, first_k = (
+        sp.MatrixSymbol("V_q", 2 * stacked_pairs, model_width),
+        sp.MatrixSymbol("V_k", 2 * stacked_pairs, latent_width),
+    )
     rows_q, rows_k = sp.MatrixSymbol("w", 2, model_width), sp.MatrixSymbol("u", 2, latent_width)
-    block = sp.MatrixSymbol("R_r", 2, 2)
-    padded_q = sp.BlockMatrix([[sp.ZeroMatrix(before, model_width)], [rows_q], [sp.ZeroMatrix(after, model_width)]])
-    padded_k = sp.BlockMatrix([[sp.ZeroMatrix(before, latent_width)], [rows_k], [sp.ZeroMatrix(after, latent_width)]])
-    full = sp.BlockDiagMatrix(sp.MatrixSymbol("A_1", before, before), block, sp.MatrixSymbol("A_2", after, after))
-    if sp.block_collapse(padded_q.T * full * padded_k) != rows_q.T * block * rows_k:
-        raise ProofFailure("weights on pair r's rows do not meet pair r's block alone")
+    first_blocks, block = sp.MatrixSymbol("S", 2 * stacked_pairs, 2 * stacked_pairs), sp.MatrixSymbol("R_r", 2, 2)
+    product = sp.block_collapse(
+        sp.BlockMatrix([[first_q], [rows_q]]).T
+        * sp.BlockDiagMatrix(first_blocks, block)
+        * sp.BlockMatrix([[first_k], [rows_k]])
+    )
+    if product != first_q.T * first_blocks * first_k + rows_q.T * block * rows_k:
+        raise ProofFailure(f"A over n + 1 pairs is {product}, not A over n pairs plus pair n's term")
 
     angle, frequency = sp.Symbol("phi", real=True), sp.Symbol("theta_r", positive=True)
     turn = rotation(sp.pi / 2)
     assert_equal(rotation(angle), sp.cos(angle) * sp.eye(2) + sp.sin(angle) * turn, "R(phi) = cos phi I + sin phi J")
-    # Entry by entry, A(Delta) = cos(Delta theta) P + sin(Delta theta) Q; A(1) = A(0) and A(2) = A(0) read
-    # (cos theta - 1) P + sin theta Q = 0 and (cos 2 theta - 1) P + sin 2 theta Q = 0.
-    equations = sp.Matrix(
-        [
-            [sp.cos(frequency) - 1, sp.sin(frequency)],
-            [sp.cos(2 * frequency) - 1, sp.sin(2 * frequency)],
-        ]
-    )
-    assert_equal(sp.expand_trig(equations.det()), 2 * sp.sin(frequency) * (1 - sp.cos(frequency)), "the determinant")
-    entry_p, entry_q = sp.symbols("P Q", real=True)
-    if sp.linsolve((equations, sp.zeros(2, 1)), entry_p, entry_q) != sp.FiniteSet((0, 0)):
-        raise ProofFailure("A(0) = A(1) = A(2) leaves P or Q free")
 
-    w, u = sp.Matrix(sp.symbols("w_1 w_2", real=True)), sp.Matrix(sp.symbols("u_1 u_2", real=True))
-    delta = sp.Symbol("Delta", real=True)
-    witness = (w.T * rotation(delta * frequency) * u)[0]
-    cosine_part, sine_part = w.dot(u), (w.T * turn * u)[0]
-    assert_equal(
-        witness, cosine_part * sp.cos(delta * frequency) + sine_part * sp.sin(delta * frequency), "the witness"
+    # One pair's term as two exponentials of the offset.
+    offset = sp.Symbol("Delta", nonnegative=True, integer=True)
+    entry_p, entry_q = sp.symbols("P Q", real=True)
+    weight = (entry_p - sp.I * entry_q) / 2
+    pair_term = sp.cos(offset * frequency) * entry_p + sp.sin(offset * frequency) * entry_q
+    exponentials = weight * sp.exp(sp.I * offset * frequency) + sp.conjugate(weight) * sp.exp(
+        -sp.I * offset * frequency
     )
-    assert_equal(cosine_part**2 + sine_part**2, w.dot(w) * u.dot(u), "(w.u)^2 + (w^T J u)^2 = |w|^2 |u|^2")
+    assert_equal(
+        sp.expand((pair_term - exponentials).rewrite(sp.exp)), 0, "cos(D th) P + sin(D th) Q = a z^D + a* z*^D"
+    )
+    if sp.solve([weight, sp.conjugate(weight)], [entry_p, entry_q], dict=True) != [{entry_p: 0, entry_q: 0}]:
+        raise ProofFailure("alpha_r = 0 does not force P_r = Q_r = 0")
+
+    # The numbers 1, z_r, conj(z_r) are distinct: theta = 2 atan(t) for t > 0 runs over (0, pi).
+    half_tangent = sp.Symbol("t", positive=True)
+    sine, cosine = 2 * half_tangent / (1 + half_tangent**2), (1 - half_tangent**2) / (1 + half_tangent**2)
+    assert_equal(sp.sin(2 * sp.atan(half_tangent)), sine, "sin(2 atan t) = 2t / (1 + t^2)")
+    assert_equal(sp.cos(2 * sp.atan(half_tangent)), cosine, "cos(2 atan t) = (1 - t^2) / (1 + t^2)")
+    if sine.is_positive is not True:
+        raise ProofFailure("sin theta is not positive on (0, pi)")
+    if sp.simplify(sp.diff(cosine, half_tangent)).is_negative is not True:
+        raise ProofFailure("cos theta does not fall strictly on (0, pi)")
+
+    # Sums of exponentials: the step from N - 1 to N of the independence lemma.
+    last, index = sp.Symbol("N", positive=True, integer=True), sp.Symbol("k", nonnegative=True, integer=True)
+    coefficient, node = sp.IndexedBase("c"), sp.IndexedBase("zeta")
+    differenced = (
+        coefficient[index] * node[index] ** (offset + 1) - node[last] * coefficient[index] * node[index] ** offset
+    )
+    assert_equal(
+        sp.expand(differenced - coefficient[index] * (node[index] - node[last]) * node[index] ** offset),
+        0,
+        "c_k zeta_k^(D+1) - zeta_N c_k zeta_k^D = c_k (zeta_k - zeta_N) zeta_k^D",
+    )
+    assert_equal(differenced.subs(index, last), 0, "the term k = N of f(D + 1) - zeta_N f(D) vanishes")
+    assert_equal(sp.Sum(coefficient[index] * node[index] ** 0, (index, 0, 0)).doit(), coefficient[0], "f(0) = c_0")
 
 
 @numeric_check("mla-absorption-fails-with-rope")
@@ -339,20 +386,29 @@ def check_mla_absorption_fails_with_rope(rng: np.random.Generator) -> None:
         return posenc.rope(query_weight.T, np.full(width, -offset)) @ key_weight
 
     assert_close(score, token @ product(n - m) @ latent, "score = x^T A(n - m) c", atol=1e-8)
-    # One pair: W_q, W_k zero outside pair r's rows (interleaved channels 2r, 2r + 1).
-    pair_index = int(rng.integers(0, rotary // 2))
-    outside = np.ones(rotary, dtype=bool)
-    outside[2 * pair_index : 2 * pair_index + 2] = False
-    query_weight[outside], key_weight[outside] = 0.0, 0.0
-    w, u = query_weight[~outside], key_weight[~outside]
-    cosine_part, sine_part = w.T @ u, w.T @ np.array([[0.0, -1.0], [1.0, 0.0]]) @ u
-    frequency = posenc.frequencies(rotary)[pair_index]
+    # Every pair at once (interleaved channels 2r, 2r + 1): A(Delta) = sum_r cos(Delta theta_r) P_r + sin(...) Q_r.
+    turn = np.array([[0.0, -1.0], [1.0, 0.0]])
+    rows_q, rows_k = query_weight.reshape(rotary // 2, 2, width), key_weight.reshape(rotary // 2, 2, rank)
+    cosine_parts = np.einsum("rax,rac->rxc", rows_q, rows_k)
+    sine_parts = np.einsum("rax,ab,rbc->rxc", rows_q, turn, rows_k)
+    frequencies = posenc.frequencies(rotary)
     for offset in (0, 1, 2, int(rng.integers(-(10**4), 10**4))):
-        expected = np.cos(offset * frequency) * cosine_part + np.sin(offset * frequency) * sine_part
-        assert_close(product(offset), expected, "A(Delta) = cos(Delta theta_r) P + sin(Delta theta_r) Q", atol=1e-9)
-    # Nonzero weights: A differs between offsets 0, 1 and 2 (the determinant is 2 sin theta (1 - cos theta)).
-    if np.allclose(product(1), product(0), atol=1e-12) and np.allclose(product(2), product(0), atol=1e-12):
-        raise ProofFailure("A(Delta) is the same at offsets 0, 1 and 2 for nonzero weights on one pair")
+        expected = np.einsum("r,rxc->xc", np.cos(offset * frequencies), cosine_parts) + np.einsum(
+            "r,rxc->xc", np.sin(offset * frequencies), sine_parts
+        )
+        assert_close(
+            product(offset), expected, "A(Delta) = sum_r cos(Delta theta_r) P_r + sin(Delta theta_r) Q_r", atol=1e-8
+        )
+    # Nonzero weights: A is not the same at every offset 0 .. d_R.
+    if all(np.allclose(product(offset), product(0), atol=1e-9) for offset in range(1, rotary + 1)):
+        raise ProofFailure("A(Delta) is the same at offsets 0 .. d_R for nonzero weights")
+    # Powers 0 .. 2k of 1 and exp(+-i theta_r) for k distinct frequencies in (0, pi) form an invertible matrix
+    # (frequencies spread apart here, so that the rank is not lost to rounding as RoPE's nearly equal slow ones would).
+    spread = np.array([0.4, 1.2, 2.0, 2.8]) + rng.uniform(0.0, 0.3, size=4)
+    nodes = np.concatenate([[1.0], np.exp(1j * spread), np.exp(-1j * spread)])
+    vandermonde = nodes[None, :] ** np.arange(nodes.size)[:, None]
+    if np.linalg.matrix_rank(vandermonde) != nodes.size:
+        raise ProofFailure("the powers of 1 and exp(+-i theta_r) are not linearly independent")
 
 
 @derivation(

@@ -3,11 +3,11 @@
 Head width 128, base 10000, training length 4096, scale s = 8 (target 32768). Position
 interpolation divides every pair by 8; NTK-aware scaling raises the base to 10000·8^(128/126),
 keeping pair 0 and dividing pair 63 by exactly 8; transformers' dynamic NTK at the target length
-uses the stretch 8·8 - 7 = 57 in place of s; YaRN (as transformers computes it) keeps the pairs that
-turn more than 32 times within the training length, divides those that turn less than once by 8
-and blends linearly in the pair index between; Llama 3's rule does the same with its upper edge at
-4 turns, a blend linear in the number of turns and no attention factor; raising the base to 500000
-slows every pair but pair 0, the last one about 47-fold.
+uses the stretch 8·8 - 7 = 57 in place of s; YaRN (as its authors' code and transformers compute
+it) keeps the pairs that turn more than 32 times within the training length, divides those that
+turn less than once by 8 and blends linearly in the pair index between; Llama 3's rule does the
+same with its upper edge at 4 turns, a blend linear in the number of turns and no attention
+factor; raising the base to 500000 slows every pair but pair 0, the last one about 47-fold.
 """
 
 import numpy as np

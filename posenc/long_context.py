@@ -91,12 +91,14 @@ def yarn_correction_range(
     beta_slow: float = 1.0,
     truncate: bool = True,
 ) -> tuple[float, float]:
-    """YaRN's ramp ends ``(low, high)`` as transformers computes them.
+    """YaRN's ramp ends ``(low, high)`` as transformers and the YaRN authors' code compute them.
 
     ``low`` is the pair index at which the training length holds ``beta_fast`` turns and
     ``high`` the one at ``beta_slow`` turns (``pair_index_at_turns``), floored and ceiled when
     ``truncate``, then clipped to ``[0, dim - 1]``; equal ends are moved 0.001 apart, as in
-    transformers, so the ramp never divides by zero.
+    transformers, so the ramp never divides by zero. The authors' ``find_correction_range``
+    always rounds (it has no ``truncate``); both then ramp linearly in the pair index, where the
+    paper's formula ramps linearly in the number of turns.
     """
     original = _checks.integer("original_max_position_embeddings", original_max_position_embeddings, minimum=1)
     beta_fast = _checks.real("beta_fast", beta_fast, minimum=0.0, strict=True)

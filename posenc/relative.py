@@ -655,9 +655,10 @@ def cope_positions(logits: ArrayLike) -> NDArray[np.float64]:
     """CoPE's contextual positions ``p_ij = sum_{t=j}^{i} sigmoid(logit_it)`` for keys ``j <= i``.
 
     ``logits`` ``(n, n)`` are the query-key logits of one causal head (query i on row i, key j
-    in column j); each gate ``sigmoid(logit_ij)`` counts key j as a fraction of a position, and
-    the position of key j from query i counts the gates from j up to i. Entries above the
-    diagonal (future keys) are 0. With every gate 1, ``p_ij = i - j + 1``.
+    in column j). Each gate ``sigmoid(logit_ij)`` belongs to the pair (query i, key j): it counts
+    key j as a fraction of a position for query i only, and the position of key j from query i
+    sums query i's gates on the keys from j up to i. Entries above the diagonal (future keys) are
+    0. As every gate tends to 1, ``p_ij`` tends to ``i - j + 1``.
 
     >>> cope_positions(np.full((3, 3), 50.0)).round(6).tolist()
     [[1.0, 0.0, 0.0], [2.0, 1.0, 0.0], [3.0, 2.0, 1.0]]

@@ -358,8 +358,8 @@ def check_shaw_clipped_relative(rng: np.random.Generator) -> None:
 
 
 def deberta_delta(offset: sp.Expr, span: sp.Expr) -> sp.Expr:
-    """DeBERTa's relative index delta of an offset i - j, for tables of 2k rows."""
-    return sp.Piecewise((0, offset <= -span), (2 * span - 1, offset >= span), (offset + span, True))
+    """DeBERTa's relative index delta of an offset i - j, for tables of 2k rows: i - j + k clamped to [0, 2k - 1]."""
+    return sp.Piecewise((0, offset <= -span), (2 * span - 1, offset >= span - 1), (offset + span, True))
 
 
 @derivation(
@@ -372,15 +372,16 @@ def deberta_delta(offset: sp.Expr, span: sp.Expr) -> sp.Expr:
         r" \\ "
         r"&= \big(Q^c_i + Q^r_{\delta(j,i)}\big)\big(K^c_j + K^r_{\delta(i,j)}\big)^\top \\ "
         r"&\quad - Q^r_{\delta(j,i)} {K^r_{\delta(i,j)}}^\top, \end{aligned} \\ "
-        r"\delta(i, j) = \begin{cases} 0 & i - j \le -k \\ 2k - 1 & i - j \ge k \\ "
+        r"\delta(i, j) = \begin{cases} 0 & i - j \le -k \\ 2k - 1 & i - j \ge k - 1 \\ "
         r"i - j + k & \text{otherwise} \end{cases} \\ "
         r"\Longrightarrow\quad \delta(i + s, j + s) = \delta(i, j) \end{gathered}"
     ),
     summary=(
         "DeBERTa scores content against content, the query's content against the key's relative position (c2p), and "
         "the key's content against the query's relative position (p2c); that is the four-term expansion of content "
-        "plus relative position on each side with the position-to-position term left out. The index delta depends on "
-        "i - j alone and saturates at distance k."
+        "plus relative position on each side with the position-to-position term left out. The index delta is i - j + k "
+        "clamped to the table's rows 0 to 2k - 1, so it depends on i - j alone, and its two saturated rows are not "
+        "mirror images: row 2k - 1 is reached at i - j = k - 1, row 0 only at i - j = -k."
     ),
     assumptions=(
         r"$Q^c_i, K^c_j$ the content query and key (row vectors)",
@@ -393,7 +394,10 @@ def deberta_delta(offset: sp.Expr, span: sp.Expr) -> sp.Expr:
         r"$Q^r_{\delta(j,i)} {K^c_j}^\top = K^c_j {Q^r_{\delta(j,i)}}^\top$ (a scalar equals its transpose): the "
         r"third product is p2c. Removing the position-to-position product leaves $\tilde A_{ij}$.",
         r"$\delta$ depends on $i$ and $j$ through $i - j$ only, and $(i + s) - (j + s) = i - j$: a common shift "
-        r"changes no relative embedding chosen. Offsets beyond $\pm k$ share the first or last row.",
+        r"changes no relative embedding chosen.",
+        r"$\delta$ is $i - j + k$ clamped to $[0, 2k - 1]$: the middle case reaches $2k - 1$ at $i - j = k - 1$ "
+        r"and 0 at $i - j = -k$, so every offset $\ge k - 1$ shares the last row and every offset $\le -k$ the "
+        r"first.",
     ),
     scope=GENERAL,
 )
@@ -409,6 +413,13 @@ def prove_deberta_disentangled() -> None:
     span = sp.Symbol("k", positive=True, integer=True)
     shifted = deberta_delta((query + shift) - (key + shift), span)
     assert_equal(sp.simplify(shifted - deberta_delta(query - key, span)), 0, "delta(i + s, j + s) = delta(i, j)")
+    # Where the rows are reached: the middle case i - j + k is already 2k - 1 at i - j = k - 1, where the top case
+    # begins, but 0 only at i - j = -k, where the bottom case ends: one row per direction, not mirror images.
+    offset = sp.Symbol("o", integer=True)
+    assert_equal((offset + span).subs(offset, span - 1), 2 * span - 1, "i - j + k = 2k - 1 at i - j = k - 1")
+    assert_equal((offset + span).subs(offset, -span), 0, "i - j + k = 0 at i - j = -k")
+    assert_equal(deberta_delta(span - 1, span), 2 * span - 1, "delta = 2k - 1 at i - j = k - 1")
+    assert_equal(deberta_delta(-span, span), 0, "delta = 0 at i - j = -k")
 
 
 @numeric_check("deberta-disentangled")
@@ -497,8 +508,11 @@ def check_kerple_bias(rng: np.random.Generator) -> None:
     ),
     summary=(
         "FIRE feeds a learned MLP f with the distance i - j, compressed by psi and divided by psi of the query "
-        "position (or of the threshold L while the query is earlier): however far the query is, the MLP only ever "
-        "sees inputs between 0 and 1, the interval it was trained on."
+        "position (or of the threshold L while the query is earlier): for every causal key of every query, however "
+        "far, the input lies in [0, 1]; it is 1 for the first key of any query at or past L, and below 1 for every "
+        "key of a query before L. The range is all that is shown: which points of [0, 1] training reached depends on "
+        "the training length and the learned c and L, so a longer input can still give the MLP values that training "
+        "never did, between those it produced or, when every training query was before L, above them up to 1."
     ),
     assumptions=(
         r"$c > 0$ and $L > 0$ (learned in FIRE)",
@@ -510,6 +524,9 @@ def check_kerple_bias(rng: np.random.Generator) -> None:
         r"$0 \le i - j \le i \le \max(L, i)$, so $0 \le \psi(i - j) \le \psi(\max(L, i))$, and $\psi(\max(L, i)) \ge "
         r"\psi(L) > 0$.",
         r"Dividing gives a ratio in $[0, 1]$; it equals 1 for the first key $j = 0$ of any query $i \ge L$.",
+        r"For a query $i < L$ the normaliser is $\psi(L)$ and $\psi(i - j) \le \psi(i) < \psi(L)$: every input is "
+        r"below 1, so a training run whose queries all lie before $L$ never shows the MLP the inputs near 1 that "
+        r"later queries give their first keys.",
     ),
     scope=GENERAL,
 )
@@ -531,6 +548,11 @@ def prove_fire_input_range() -> None:
         raise ProofFailure("psi(L) is not positive")
     query = threshold + gap  # a query past the threshold: its first key has distance i
     assert_equal(psi(query) / psi(query), 1, "the first key of a query i >= L maps to 1")
+    # a query i >= 0 before the threshold, L = i + e with e > 0: its largest input psi(i) / psi(L) is below 1
+    early, shortfall = sp.Symbol("i", nonnegative=True), sp.Symbol("e", positive=True)
+    below = sp.simplify((1 + compress * (early + shortfall)) / (1 + compress * early) - 1)
+    if not below.is_positive:
+        raise ProofFailure(f"(1 + c(i + e))/(1 + ci) - 1 = {below} is not shown positive: psi(i) < psi(L) fails")
 
 
 @numeric_check("fire-input-range")
@@ -545,6 +567,8 @@ def check_fire_input_range(rng: np.random.Generator) -> None:
         raise ProofFailure("a causal FIRE input lies outside [0, 1]")
     late = ids >= threshold
     assert_close(inputs[late, 0], np.ones(int(late.sum())), "the first key of a query past L maps to 1", atol=1e-12)
+    if np.any(inputs[~late][causal[~late]] >= 1):
+        raise ProofFailure("a query before L gives some key the input 1")
     w1, b1 = rng.standard_normal(hidden), rng.standard_normal(hidden)
     w2, b2 = rng.standard_normal((heads, hidden)), rng.standard_normal(heads)
     mlp = np.maximum(inputs[..., None] * w1 + b1, 0.0) @ w2.T + b2
@@ -567,10 +591,11 @@ def check_fire_input_range(rng: np.random.Generator) -> None:
         r" \qquad\allowbreak g \equiv 1 \Rightarrow p_{ij} = i - j + 1"
     ),
     summary=(
-        "CoPE counts, from the query back to each key, how many tokens its gates open; the count drops by one gate "
-        "per step to the right, stays between 0 and the token distance plus one, and equals the token distance plus "
-        "one when every gate is open. The position embedding e at a fractional p is interpolated between its two "
-        "integer neighbours."
+        "Each gate belongs to a (query, key) pair, the sigmoid of the query's logit on that key; CoPE's position of "
+        "key j seen from query i sums query i's gates on the keys from j to i. The sum drops by the gate g_ij per step "
+        "to the right, stays strictly between 0 and the token distance plus one (a sigmoid never reaches 0 or 1), and "
+        "would be the token distance plus one with every gate 1, the limit as the gates open. The position embedding "
+        "e at a fractional p is interpolated between its two integer neighbours."
     ),
     assumptions=(
         r"causal keys $0 \le j \le i$",
@@ -583,7 +608,8 @@ def check_fire_input_range(rng: np.random.Generator) -> None:
         r"$p_{i,i+1} = 0$).",
         r"$\sigma(x) > 0$ and $1 - \sigma(x) = e^{-x}/(1 + e^{-x}) > 0$: each gate is in $(0, 1)$, so the sum of the "
         r"$i - j + 1$ gates lies strictly between 0 and $i - j + 1$.",
-        r"With every gate equal to 1, $p_{ij} = \sum_{t=j}^{i} 1 = i - j + 1$: token counting, a relative position.",
+        r"With every gate equal to 1, $p_{ij} = \sum_{t=j}^{i} 1 = i - j + 1$: token counting, a relative position "
+        r"(a logistic gate only approaches 1, so this is the limit as every logit grows).",
     ),
     scope=GENERAL,
 )

@@ -609,9 +609,6 @@ def rope_base_lower_bound(
     return high
 
 
-# ---------------------------------------------------------------------------------------
-# Temperature laws
-
 def _bound_sums(exponents: NDArray[np.float64], base: float, length: int) -> NDArray[np.float64]:
     """``B(m) = sum_i cos(m theta_i)`` at m = 0 .. length, ``theta_i = base ** exponents[i]``.
 
@@ -655,7 +652,8 @@ def rope_base_all_pass_bound(
     grid base from the result up to U passes (an infeasible island narrower than the grid step
     above the result would be missed, as ``rope_base_lower_bound`` may miss a feasible one). A
     trial base costs about ``(context_length + 1) head_dim`` multiply-adds and
-    ``2 sqrt(context_length) head_dim`` cosines and sines.
+    ``2 sqrt(context_length) head_dim`` cosines and sines; ``(context_length + 1) * head_dim / 2``
+    may be at most ``BOUND_COSINES``, as for ``rope_base_lower_bound``.
 
     >>> import posenc
     >>> threshold = rope_base_all_pass_bound(64, 8, rtol=1e-3)
@@ -679,6 +677,13 @@ def rope_base_all_pass_bound(
     exponents = -2.0 * np.arange(pairs) / dim
     least_first_pair = float(np.cos(np.arange(length + 1, dtype=np.float64)).min())
 
+    if (length + 1) * pairs > BOUND_COSINES:
+        # The same limit as rope_base_lower_bound's: each trial base costs work in proportion to this
+        # product, and a scan tries up to thousands of bases.
+        raise ValueError(
+            f"context_length and head_dim: (context_length + 1) * head_dim / 2 must be <= {BOUND_COSINES} (2**21, "
+            f"a few seconds in all), got {(length + 1) * pairs}"
+        )
     def certified(base: float) -> bool:
         # The lower bound on B over every base from `base` up and every m <= length (docstring).
         phases = length * base ** exponents[1:]
@@ -724,6 +729,9 @@ def rope_base_all_pass_bound(
 
 def llama4_query_scale(
     positions: ArrayLike, *, floor_scale: int = 8192, attn_scale: float = 0.1
+# ---------------------------------------------------------------------------------------
+# Temperature laws
+
 ) -> NDArray[np.float64]:
     """Llama 4's attention temperature: ``ln(floor((t + 1) / floor_scale) + 1) * attn_scale + 1``.
 

@@ -366,6 +366,8 @@ def test_the_bound_grows_with_the_context():
         (dict(context_length=64, head_dim=8, rtol=0.0), "rtol"),
         (dict(context_length=64, head_dim=8, grid_ratio=1.0), "grid_ratio"),
         (dict(context_length=2**40, head_dim=8), "context_length"),
+        # One past the work limit of a trial base: (32768 + 1) * 64 > 2**21.
+        (dict(context_length=2**15, head_dim=128), "context_length and head_dim"),
     ],
 )
 @pytest.mark.parametrize("function", [posenc.rope_base_lower_bound, posenc.rope_base_all_pass_bound])

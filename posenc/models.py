@@ -35,6 +35,8 @@ FIELDS: Mapping[str, str] = MappingProxyType(
         "num_hidden_layers": "the number of decoder (or encoder) layers",
         "mrope_section": "M-RoPE's pair counts per axis (temporal, height, width)",
         "mrope_axis_layout": "how M-RoPE shares the pairs among the axes: 'chunked' or 'interleaved'",
+        "spatial_merge_size": "the side of the square of patches the vision encoder merges into one token",
+        "tokens_per_second": "Qwen2.5-VL's temporal position ids per second of video",
         "rope_scaling": "the rescaling of the RoPE frequencies, every parameter of the released configuration",
         "global_period": "the layers of one repeating block, of which one is global",
         "global_position": "where the global layer sits in each block: 'first' or 'last'",
@@ -127,33 +129,63 @@ _QWEN25_VL = "Qwen/Qwen2.5-VL-7B-Instruct"
 _QWEN3_VL = "Qwen/Qwen3-VL-8B-Instruct"
 _MODERNBERT_BASE = "answerdotai/ModernBERT-base"
 
+
+def _copied_config(reference: str, checkpoint: str, key: str) -> Source:
+    """A value of ``checkpoint``'s released configuration that the site could not read in the file
+    itself, only in the copies of it that checkpoints fine-tuned from it publish."""
+    return Source(
+        reference,
+        f"config.json of {checkpoint}, {key}: not read in the released file; the value in the copies of "
+        f"it that checkpoints fine-tuned from {checkpoint} publish",
+        confirmed=False,
+    )
+
+
+def _merge_default(reference: str, checkpoint: str, config_class: str) -> Source:
+    """A spatial merge size that the released configuration leaves to its class's default."""
+    return Source(
+        reference,
+        f"{config_class}'s default spatial_merge_size (transformers 5.24.0), which the copies of {checkpoint}'s "
+        "config.json that fine-tuned checkpoints publish do not set; the released file itself not read",
+        confirmed=False,
+    )
+
+
 _RECORDS = (
     _record(
         "qwen2-vl-7b",
         "Qwen2-VL 7B",
         "vision-language decoder",
-        rope_theta=(1_000_000.0, _config("qwen2vl", _QWEN2_VL, "rope_theta")),
-        head_dim=(128, _config("qwen2vl", _QWEN2_VL, "hidden_size / num_attention_heads (3,584 / 28)")),
-        mrope_section=((16, 24, 24), _config("qwen2vl", _QWEN2_VL, "rope_scaling.mrope_section")),
+        rope_theta=(1_000_000.0, _copied_config("qwen2vl", _QWEN2_VL, "rope_theta")),
+        head_dim=(128, _copied_config("qwen2vl", _QWEN2_VL, "hidden_size / num_attention_heads (3,584 / 28)")),
+        mrope_section=((16, 24, 24), _copied_config("qwen2vl", _QWEN2_VL, "rope_scaling.mrope_section")),
         mrope_axis_layout=("chunked", Source("transformers", "Qwen2-VL's apply_multimodal_rotary_pos_emb")),
+        spatial_merge_size=(2, _merge_default("transformers", _QWEN2_VL, "Qwen2VLVisionConfig")),
     ),
     _record(
         "qwen2.5-vl-7b",
         "Qwen2.5-VL 7B",
         "vision-language decoder",
-        rope_theta=(1_000_000.0, _config("qwen25vl", _QWEN25_VL, "rope_theta")),
-        head_dim=(128, _config("qwen25vl", _QWEN25_VL, "hidden_size / num_attention_heads (3,584 / 28)")),
-        mrope_section=((16, 24, 24), _config("qwen25vl", _QWEN25_VL, "rope_scaling.mrope_section")),
+        rope_theta=(1_000_000.0, _copied_config("qwen25vl", _QWEN25_VL, "rope_theta")),
+        head_dim=(128, _copied_config("qwen25vl", _QWEN25_VL, "hidden_size / num_attention_heads (3,584 / 28)")),
+        mrope_section=((16, 24, 24), _copied_config("qwen25vl", _QWEN25_VL, "rope_scaling.mrope_section")),
         mrope_axis_layout=("chunked", Source("transformers", "Qwen2.5-VL's apply_multimodal_rotary_pos_emb")),
+        spatial_merge_size=(2, _merge_default("transformers", _QWEN25_VL, "Qwen2_5_VLVisionConfig")),
+        # The configuration class defaults to 4 (transformers 5.24.0); the checkpoint sets 2.
+        tokens_per_second=(2, _copied_config("qwen25vl", _QWEN25_VL, "vision_config.tokens_per_second")),
     ),
     _record(
         "qwen3-vl-8b",
         "Qwen3-VL 8B",
         "vision-language decoder",
-        rope_theta=(5_000_000.0, _config("qwen3vl", _QWEN3_VL, "text_config.rope_theta")),
-        head_dim=(128, _config("qwen3vl", _QWEN3_VL, "text_config.head_dim")),
-        mrope_section=((24, 20, 20), _config("qwen3vl", _QWEN3_VL, "text_config.rope_scaling.mrope_section")),
-        mrope_axis_layout=("interleaved", _config("qwen3vl", _QWEN3_VL, "text_config.rope_scaling.mrope_interleaved")),
+        rope_theta=(5_000_000.0, _copied_config("qwen3vl", _QWEN3_VL, "text_config.rope_theta")),
+        head_dim=(128, _copied_config("qwen3vl", _QWEN3_VL, "text_config.head_dim")),
+        mrope_section=((24, 20, 20), _copied_config("qwen3vl", _QWEN3_VL, "text_config.rope_scaling.mrope_section")),
+        mrope_axis_layout=(
+            "interleaved",
+            _copied_config("qwen3vl", _QWEN3_VL, "text_config.rope_scaling.mrope_interleaved"),
+        ),
+        spatial_merge_size=(2, _copied_config("qwen3vl", _QWEN3_VL, "vision_config.spatial_merge_size")),
     ),
     _record(
         "modernbert-base",

@@ -13,8 +13,8 @@ M-RoPE is ordinary RoPE; an image or video token gets its frame, row and column.
 * ``mrope_phases`` and ``apply_mrope``: each pair's phase, and the rotation of ``x`` in the
   half-split pairing (channel r with channel ``r + head_dim / 2``) that these models use.
 * ``mrope_position_ids``: the three ids of every token of a sequence of text, images and
-  videos, as the ``get_rope_index`` of each model in Hugging Face transformers 5.24.0
-  computes them.
+  videos, as the ``get_rope_index`` of each model computes them, under either of the two rules
+  in use for where the position goes after an image or a video (``RESUME_RULES``).
 
 Every function checks its arguments through ``posenc._checks`` and names the offending one.
 """
@@ -35,6 +35,10 @@ AXIS_LAYOUTS = ("chunked", "interleaved")
 VARIANTS = ("qwen2-vl", "qwen2.5-vl", "qwen3-vl")
 #: The kinds of segment a sequence is described by.
 SEGMENT_KINDS = ("text", "image", "video")
+#: Where the position goes after an image or a video: one past the largest id so far (Qwen's own
+#: fine-tuning code, transformers 4.57.1 and 5.2.0, sglang), or the segment's start plus its
+#: larger merged side (transformers 5.3.0 and 5.24.0).
+RESUME_RULES = ("after-largest-id", "after-larger-side")
 
 _IDS_RULE = "below 2**53 in magnitude (exact in float64)"
 
@@ -293,6 +297,7 @@ def mrope_position_ids(
     variant: str = "qwen2-vl",
     spatial_merge_size: int = 2,
     tokens_per_second: int = 2,
+    resume: str = "after-largest-id",
 ) -> NDArray[np.int64]:
     """The temporal, height and width id of every token of a sequence: shape ``(3, n)``, int64.
 
@@ -305,16 +310,32 @@ def mrope_position_ids(
     * ``("video", (t, h, w))``: a video of ``t`` temporal grid steps; for "qwen2.5-vl" also
       ``("video", (t, h, w), second_per_grid)``, the seconds one temporal step spans.
 
-    As transformers 5.24.0 does (``get_rope_index`` of Qwen2-VL, Qwen2.5-VL, Qwen3-VL), a
-    vision segment starting at position p gives its tokens height ``p + row`` and width
-    ``p + column``; temporal ``p + step`` for "qwen2-vl" images and videos and for "qwen2.5-vl"
-    images; for "qwen2.5-vl" videos ``p + trunc(step * tokens_per_second * second_per_grid)``
-    (the product in float32 when ``second_per_grid`` is given, as with the float32 tensor of
-    transformers' processor; in integers when not, as transformers' default of 1 does); for
-    "qwen3-vl" each temporal step of a video is placed on its own, like an image of one frame,
-    at the position its predecessor leaves. After a vision segment (or a Qwen3-VL frame) the
-    position moves on by ``max(h, w) / s``, whatever its temporal ids: so text after a video
-    whose temporal ids outrun its height and width resumes below the largest temporal id.
+    As the ``get_rope_index`` of Qwen2-VL, Qwen2.5-VL and Qwen3-VL does, a vision segment
+    starting at position p gives its tokens height ``p + row`` and width ``p + column``;
+    temporal ``p + step`` for "qwen2-vl" images and videos and for "qwen2.5-vl" images; for
+    "qwen2.5-vl" videos ``p + trunc(step * tokens_per_second * second_per_grid)``, in float32 when
+    ``second_per_grid`` is given, as transformers 5.24.0 computes
+    ``step * (tokens_per_second * second_per_grid)`` from its processor's float32 tensor, and in
+    integers when not, as its default of 1 does (Qwen's own training code and sglang multiply
+    ``(step * second_per_grid) * tokens_per_second``, which can round differently only when
+    ``tokens_per_second`` is not a power of two, and the released 2 is one; transformers 4.57.1
+    rounds ``second_per_grid`` down to an integer first, which posenc does not follow); for "qwen3-vl"
+    each temporal step of a video is placed on its own, like an image of one frame, at the
+    position its predecessor leaves.
+
+    ``resume`` names where the position goes after a vision segment (one of ``RESUME_RULES``):
+
+    * "after-largest-id" (the default): one past the largest id so far, as Qwen's own fine-tuning
+      code (``get_rope_index_25`` and ``get_rope_index_3`` in Qwen3-VL's repository), transformers
+      4.57.1 and 5.2.0 and sglang's ``MRotaryEmbedding.get_rope_index`` compute it: the rule of
+      the training code Qwen publishes.
+    * "after-larger-side": the segment's start plus ``max(h, w) / s``, whatever its temporal
+      ids, as transformers 5.3.0 and 5.24.0 compute it. Text after a video whose temporal ids
+      outrun its height and width then resumes at or below temporal ids the video used.
+
+    The two agree on text, on images of one frame and on Qwen3-VL's frames, and differ after a
+    video of more steps than its larger merged side (or, for "qwen2.5-vl", whose stretched
+    temporal ids outrun it).
 
     Qwen3-VL puts timestamp text between the frames of a video (``<t1> <vision_start> frame
     <vision_end> <t2> ...``); describe that as text segments between one-step videos
@@ -324,8 +345,12 @@ def mrope_position_ids(
 
     >>> mrope_position_ids([("text", 2), ("image", (1, 4, 4)), ("text", 1)]).tolist()
     [[0, 1, 2, 2, 2, 2, 4], [0, 1, 2, 2, 3, 3, 4], [0, 1, 2, 3, 2, 3, 4]]
+    >>> video = [("text", 1), ("video", (4, 2, 2)), ("text", 1)]
+    >>> mrope_position_ids(video)[0].tolist(), mrope_position_ids(video, resume="after-larger-side")[0].tolist()
+    ([0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 2])
     """
     variant = _checks.choice("variant", variant, VARIANTS)
+    resume = _checks.choice("resume", resume, RESUME_RULES)
     merge = _checks.integer("spatial_merge_size", spatial_merge_size, minimum=1)
     tokens_per_second = _checks.integer("tokens_per_second", tokens_per_second, minimum=1)
     if isinstance(segments, (str, bytes)) or not isinstance(segments, Sequence):
@@ -367,7 +392,17 @@ def mrope_position_ids(
             else:
                 temporal = position + steps
             spatial = np.full(t, position, dtype=np.int64)
-            position += stride
+            if resume == "after-larger-side":
+                position += stride
+            else:
+                # Both id sequences rise with the step, so the largest id is the last step's
+                # temporal id or the start plus the larger side less one. Python integers: a run of
+                # stretched videos cannot wrap around before the check below.
+                position = max(int(temporal[-1]), position + stride - 1) + 1
+                if position > _checks.EXACT_INTEGER_LIMIT:
+                    raise ValueError(
+                        "segments and tokens_per_second must keep every position id below 2**53 (exact in float64)"
+                    )
         count = t * rows * columns
         block = out[:, filled : filled + count].reshape(3, t, rows, columns)
         block[0] = temporal[:, None, None]

@@ -186,16 +186,89 @@ def test_an_image_is_worked_by_hand():
     np.testing.assert_array_equal(video, ids)
 
 
-def test_a_long_video_lets_text_resume_below_its_temporal_ids():
-    # 5 steps of 1 x 1 token each: temporal ids 1..5, text resumes at 1 + max(1, 1) = 2.
-    ids = posenc.mrope_position_ids([("text", 1), ("video", (5, 2, 2)), ("text", 1)], variant="qwen2-vl")
+def test_a_long_video_resumes_by_each_rule():
+    # 5 steps of 1 x 1 token each: temporal ids 1..5. Past the largest id, text resumes at 6; by the
+    # larger side, at 1 + max(1, 1) = 2, below temporal ids the video used.
+    segments = [("text", 1), ("video", (5, 2, 2)), ("text", 1)]
+    ids = posenc.mrope_position_ids(segments, variant="qwen2-vl")
+    assert ids.tolist() == [[0, 1, 2, 3, 4, 5, 6], [0, 1, 1, 1, 1, 1, 6], [0, 1, 1, 1, 1, 1, 6]]
+    ids = posenc.mrope_position_ids(segments, variant="qwen2-vl", resume="after-larger-side")
     assert ids.tolist() == [[0, 1, 2, 3, 4, 5, 2], [0, 1, 1, 1, 1, 1, 2], [0, 1, 1, 1, 1, 1, 2]]
+
+
+@pytest.mark.parametrize(
+    "variant, steps, seconds, tokens_per_second, stride",
+    [
+        ("qwen2-vl", 3000, None, 2, 1),  # one temporal id per step
+        ("qwen2.5-vl", 1800, 2.0, 2, 4),  # an hour at 2 s a step: 4 temporal ids a step
+        ("qwen2.5-vl", 600, None, 25, 25),  # without a time a step spans 1 s
+    ],
+)
+def test_long_videos_pin_both_rules(variant, steps, seconds, tokens_per_second, stride):
+    """Text, a long video of 2 x 3 merged tokens a step, text, an image, text: every id worked out from
+    the rules' statements, each rule on its own."""
+    video = ("video", (steps, 4, 6)) if seconds is None else ("video", (steps, 4, 6), seconds)
+    segments = [("text", 7), video, ("text", 3), ("image", (1, 6, 2)), ("text", 2)]
+    kwargs = dict(variant=variant, tokens_per_second=tokens_per_second)
+    start = 7  # the video's start
+    last_temporal = start + stride * (steps - 1)
+    # The video's tokens, by step, row and column.
+    step, row, column = np.meshgrid(np.arange(steps), np.arange(2), np.arange(3), indexing="ij")
+    video_ids = np.stack([start + stride * step, start + row, start + column]).reshape(3, -1)
+    for resume, text_start in (("after-largest-id", last_temporal + 1), ("after-larger-side", start + 3)):
+        ids = posenc.mrope_position_ids(segments, resume=resume, **kwargs)
+        np.testing.assert_array_equal(ids[:, :7], np.tile(np.arange(7), (3, 1)))
+        np.testing.assert_array_equal(ids[:, 7 : 7 + 6 * steps], video_ids)
+        after = ids[:, 7 + 6 * steps :]
+        np.testing.assert_array_equal(after[:, :3], np.tile(text_start + np.arange(3), (3, 1)))
+        image_start = text_start + 3  # 3 x 1 merged tokens; both rules then move on by 3
+        np.testing.assert_array_equal(after[:, 3:6], [[image_start] * 3, image_start + np.arange(3), [image_start] * 3])
+        np.testing.assert_array_equal(after[:, 6:], np.tile(image_start + 3 + np.arange(2), (3, 1)))
+    # After a long video the two rules are thousands of positions apart.
+    gap = (
+        posenc.mrope_position_ids(segments, **kwargs)[0, -1]
+        - posenc.mrope_position_ids(segments, resume="after-larger-side", **kwargs)[0, -1]
+    )
+    assert gap == last_temporal + 1 - (start + 3) >= 2900
+
+
+@pytest.mark.parametrize("variant", ["qwen2-vl", "qwen2.5-vl", "qwen3-vl"])
+def test_past_the_largest_id_every_segment_starts_one_past_all_before_it(variant):
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        segments: list = []
+        for _ in range(6):
+            kind = ["text", "image", "video"][rng.integers(3)]
+            if kind == "text":
+                segments.append(("text", int(rng.integers(1, 4))))
+            else:
+                grid = (int(rng.integers(1, 9)), 2 * int(rng.integers(1, 4)), 2 * int(rng.integers(1, 4)))
+                segments.append((kind, (1, *grid[1:]) if kind == "image" else grid))
+        ids = posenc.mrope_position_ids(segments, variant=variant, tokens_per_second=3)
+        token = 0
+        for kind, sizes in segments:
+            count = sizes if kind == "text" else sizes[0] * (sizes[1] // 2) * (sizes[2] // 2)
+            expected = ids[:, :token].max() + 1 if token else 0
+            assert ids[:, token : token + count].min() == expected
+            token += count
+
+
+def test_the_rules_agree_on_images_and_on_qwen3_vl_frames():
+    images = [("text", 2), ("image", (1, 4, 8)), ("text", 1), ("image", (1, 6, 2)), ("image", (1, 2, 2))]
+    frames = [("text", 1), ("video", (5, 2, 4)), ("text", 2), ("video", (1, 4, 4)), ("text", 1)]
+    for segments, variant in ((images, "qwen2-vl"), (images, "qwen2.5-vl"), (frames, "qwen3-vl")):
+        np.testing.assert_array_equal(
+            posenc.mrope_position_ids(segments, variant=variant),
+            posenc.mrope_position_ids(segments, variant=variant, resume="after-larger-side"),
+        )
 
 
 def test_qwen2_5_vl_places_video_steps_by_their_time():
     # 25 tokens a second, half a second a step: step k at trunc(12.5 k).
     segments = [("text", 1), ("video", (3, 2, 2), 0.5), ("text", 1)]
     ids = posenc.mrope_position_ids(segments, variant="qwen2.5-vl", tokens_per_second=25)
+    assert ids[0].tolist() == [0, 1, 13, 26, 27]
+    ids = posenc.mrope_position_ids(segments, variant="qwen2.5-vl", tokens_per_second=25, resume="after-larger-side")
     assert ids[0].tolist() == [0, 1, 13, 26, 2]
     # Without a time, a step spans one second: step k at k * tokens_per_second.
     ids = posenc.mrope_position_ids([("video", (3, 2, 2))], variant="qwen2.5-vl", tokens_per_second=4)
@@ -250,6 +323,13 @@ def test_the_merge_size_divides_height_and_width():
         ([("text", 1)], {"variant": "qwen2-VL"}, r"variant must be one of"),
         ([("text", 1)], {"spatial_merge_size": 0}, r"spatial_merge_size must be >= 1"),
         ([("text", 1)], {"tokens_per_second": 2.5}, r"tokens_per_second must be an integer"),
+        ([("text", 1)], {"resume": "max"}, r"resume must be one of 'after-largest-id', 'after-larger-side'"),
+        ([("text", 1)], {"resume": None}, r"resume must be one of"),
+        (
+            [("video", (3, 2, 2))] * 3,
+            {"variant": "qwen2.5-vl", "tokens_per_second": 2**51},
+            r"segments and tokens_per_second must keep every position id below 2\*\*53",
+        ),
         (
             [("video", (3, 2, 2))],
             {"variant": "qwen2.5-vl", "tokens_per_second": 2**52},

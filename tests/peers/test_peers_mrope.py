@@ -2,7 +2,10 @@
 pair follows, and the rotation with their ``apply_rotary_pos_emb``) against ``posenc.mrope_axes``
 and ``posenc.apply_mrope``, and each model's ``get_rope_index`` against
 ``posenc.mrope_position_ids`` on text alone, text around an image, text around a video, and two
-images, built from tiny configs with no weights."""
+images, built from tiny configs with no weights. transformers 5.24.0 resumes after a vision
+segment at its start plus its larger merged side (``resume="after-larger-side"``); the rule of
+Qwen's own code and of transformers 4.57.1 (``resume="after-largest-id"``, posenc's default) is
+held to a loop written here from that code's logic."""
 
 from __future__ import annotations
 
@@ -141,6 +144,8 @@ def test_rotary_class_with_apply_is_apply_mrope(model, head_dim, sections, rng, 
 # Position ids of mixed sequences
 
 KIND = {"text": 0, "image": 1, "video": 2}
+#: The rule transformers 5.24.0's ``get_rope_index`` follows after an image or a video.
+TRANSFORMERS_RULE = "after-larger-side"
 
 
 def transformers_position_ids(model, segments, videos=None, seconds=None):
@@ -188,7 +193,8 @@ def test_position_ids_of_text_and_images_are_get_rope_index(model, sequence):
     text resumes at the image's start plus its larger merged side."""
     segments = SEQUENCES[sequence]
     expected = transformers_position_ids(build(model), segments)
-    np.testing.assert_array_equal(posenc.mrope_position_ids(segments, variant=model, tokens_per_second=25), expected)
+    got = posenc.mrope_position_ids(segments, variant=model, tokens_per_second=25, resume=TRANSFORMERS_RULE)
+    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("merge", [1, 2, 3])
@@ -196,7 +202,8 @@ def test_position_ids_follow_the_spatial_merge_size(merge):
     """Qwen2-VL's ``get_rope_index`` with merge sizes 1 to 3 against ``posenc.mrope_position_ids``."""
     segments = [("text", 2), ("image", (1, 2 * merge, 3 * merge)), ("text", 2), ("video", (2, merge, merge))]
     expected = transformers_position_ids(build("qwen2-vl", merge=merge), segments)
-    np.testing.assert_array_equal(posenc.mrope_position_ids(segments, spatial_merge_size=merge), expected)
+    got = posenc.mrope_position_ids(segments, spatial_merge_size=merge, resume=TRANSFORMERS_RULE)
+    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("sequence", list(VIDEOS))
@@ -205,7 +212,8 @@ def test_qwen2_vl_video_position_ids_are_get_rope_index(sequence):
     ``posenc.mrope_position_ids``."""
     segments = VIDEOS[sequence]
     expected = transformers_position_ids(build("qwen2-vl"), segments)
-    np.testing.assert_array_equal(posenc.mrope_position_ids(segments, variant="qwen2-vl"), expected)
+    got = posenc.mrope_position_ids(segments, variant="qwen2-vl", resume=TRANSFORMERS_RULE)
+    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("sequence", list(VIDEOS))
@@ -217,7 +225,9 @@ def test_qwen2_5_vl_video_position_ids_are_get_rope_index(sequence, seconds):
     segments = VIDEOS[sequence]
     ours = segments if seconds is None else [(*s, seconds) if s[0] == "video" else s for s in segments]
     expected = transformers_position_ids(build("qwen2.5-vl"), segments, seconds=None if seconds is None else [seconds])
-    got = posenc.mrope_position_ids(ours, variant="qwen2.5-vl", tokens_per_second=TOKENS_PER_SECOND)
+    got = posenc.mrope_position_ids(
+        ours, variant="qwen2.5-vl", tokens_per_second=TOKENS_PER_SECOND, resume=TRANSFORMERS_RULE
+    )
     np.testing.assert_array_equal(got, expected)
 
 
@@ -227,7 +237,10 @@ def test_qwen2_5_vl_float32_time_differs_from_exact_arithmetic():
     segments = [("video", (32, 2, 2)), ("text", 1)]
     expected = transformers_position_ids(build("qwen2.5-vl"), segments, seconds=[2 / 31])
     got = posenc.mrope_position_ids(
-        [("video", (32, 2, 2), 2 / 31), ("text", 1)], variant="qwen2.5-vl", tokens_per_second=TOKENS_PER_SECOND
+        [("video", (32, 2, 2), 2 / 31), ("text", 1)],
+        variant="qwen2.5-vl",
+        tokens_per_second=TOKENS_PER_SECOND,
+        resume=TRANSFORMERS_RULE,
     )
     np.testing.assert_array_equal(got, expected)
     assert got[0, 31] == 49  # 31 * 25 * 2 / 31 = 50 exactly
@@ -243,4 +256,89 @@ def test_qwen3_vl_video_frames_between_timestamps_are_get_rope_index(frames, h, 
         segments += [("text", 3 + frame % 2), ("video", (1, h, w))]
     segments += [("text", 2), ("image", (1, 2, 2)), ("text", 1)]
     expected = transformers_position_ids(build("qwen3-vl"), segments, videos=[[frames, h, w]])
-    np.testing.assert_array_equal(posenc.mrope_position_ids(segments, variant="qwen3-vl"), expected)
+    got = posenc.mrope_position_ids(segments, variant="qwen3-vl", resume=TRANSFORMERS_RULE)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_transformers_follows_the_larger_side_rule_and_not_the_reference_one():
+    """On a video longer than its larger merged side, transformers 5.24.0's ``get_rope_index`` is
+    ``resume="after-larger-side"`` and differs from posenc's default, the reference rule."""
+    segments = VIDEOS["a long video"]
+    expected = transformers_position_ids(build("qwen2-vl"), segments)
+    np.testing.assert_array_equal(posenc.mrope_position_ids(segments, resume="after-larger-side"), expected)
+    assert not np.array_equal(posenc.mrope_position_ids(segments), expected)
+
+
+# ---------------------------------------------------------------------------------------
+# The reference rule: one past the largest id so far
+
+
+def reference_position_ids(segments, variant, merge=2, tokens_per_second=2):
+    """The three ids as Qwen's own ``get_rope_index`` code numbers them, written from its logic: every
+    block of tokens (a run of text, an image, a video, or for Qwen3-VL one frame of a video) starts one
+    past the largest id of the block before it, text counts up on all three axes, and a vision block adds
+    its step, row and column to its start. Qwen2.5-VL's video steps are placed at
+    ``trunc((step * second_per_grid) * tokens_per_second)`` in float32, in that order, with one second a
+    step when no time is given."""
+    blocks = []
+    for segment in segments:
+        kind = segment[0]
+        if kind == "text":
+            if segment[1]:
+                start = blocks[-1].max() + 1 if blocks else 0
+                blocks.append(np.repeat(start + np.arange(segment[1])[None, :], 3, axis=0))
+            continue
+        t, h, w = segment[1]
+        rows, columns = h // merge, w // merge
+        # Qwen3-VL's processor splits a video into frames of one step each.
+        for steps in [1] * t if (kind == "video" and variant == "qwen3-vl") else [t]:
+            start = blocks[-1].max() + 1 if blocks else 0
+            step = np.arange(steps)
+            if kind == "video" and variant == "qwen2.5-vl":
+                seconds = np.float32(segment[2] if len(segment) == 3 else 1.0)
+                temporal = np.trunc((step.astype(np.float32) * seconds) * np.float32(tokens_per_second))
+                temporal = temporal.astype(np.int64)
+            else:
+                temporal = step
+            block = np.empty((3, steps, rows, columns), dtype=np.int64)
+            block[0] = temporal[:, None, None]
+            block[1] = np.arange(rows)[None, :, None]
+            block[2] = np.arange(columns)[None, None, :]
+            blocks.append(start + block.reshape(3, -1))
+    return np.concatenate(blocks, axis=1) if blocks else np.zeros((3, 0), dtype=np.int64)
+
+
+LONG = {
+    "text around a long video": [("text", 3), ("video", (40, 4, 6)), ("text", 5)],
+    "a long video, then an image": [("text", 1), ("video", (9, 2, 4)), ("text", 2), ("image", (1, 4, 2)), ("text", 1)],
+    "two videos": [("video", (6, 2, 2)), ("text", 1), ("video", (3, 6, 4)), ("text", 2)],
+    "images and a short video": [("text", 2), ("image", (1, 8, 4)), ("text", 1), ("video", (2, 4, 4)), ("text", 1)],
+}
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("sequence", [*SEQUENCES, *LONG])
+def test_position_ids_past_the_largest_id_are_the_reference_loop(model, sequence):
+    """``posenc.mrope_position_ids`` at its default rule against the loop above, for each model; around a
+    long video of Qwen2-VL or Qwen2.5-VL the loop differs from transformers 5.24.0's ``get_rope_index``.
+    (transformers takes Qwen3-VL's frames only with timestamp text between them, as tested above, and the
+    two rules agree on them.)"""
+    segments = {**SEQUENCES, **LONG}[sequence]
+    expected = reference_position_ids(segments, model)
+    np.testing.assert_array_equal(posenc.mrope_position_ids(segments, variant=model), expected)
+    if sequence == "text around a long video" and model != "qwen3-vl":
+        assert not np.array_equal(transformers_position_ids(build(model), segments), expected)
+
+
+@pytest.mark.parametrize("sequence", list(LONG))
+@pytest.mark.parametrize("seconds", [None, 0.5, 2 / 31, 1.0, 3.7, 9.375])
+def test_qwen2_5_vl_video_ids_past_the_largest_id_are_the_reference_loop(sequence, seconds):
+    """Qwen2.5-VL videos at its released ``tokens_per_second`` (``posenc.models``), with and without a
+    time per step, against the reference loop."""
+    tokens_per_second = posenc.models.model("qwen2.5-vl-7b")["tokens_per_second"]
+    segments = LONG[sequence]
+    if seconds is not None:
+        segments = [(*s, seconds) if s[0] == "video" else s for s in segments]
+    expected = reference_position_ids(segments, "qwen2.5-vl", tokens_per_second=tokens_per_second)
+    got = posenc.mrope_position_ids(segments, variant="qwen2.5-vl", tokens_per_second=tokens_per_second)
+    np.testing.assert_array_equal(got, expected)

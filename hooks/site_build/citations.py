@@ -548,10 +548,13 @@ def citing_pages(bibliography_src: str) -> dict[str, list[tuple[str, str]]]:
 
 
 def cited_on(pages: list[tuple[str, str]], page_src: str) -> str:
-    """The paragraph under an entry that lists the ``pages`` citing it, each linked by its title."""
+    """The paragraph under an entry that lists the ``pages`` citing it, each linked by its title.
+
+    The titles are parted by " · ", as the formatted entries part their links: a title may hold a
+    comma or an "and" of its own.
+    """
     links = [f"[{markdown_escape(title)}]({paths.relative(page_src, src)})" for src, title in pages]
-    listed = links[0] if len(links) == 1 else ", ".join(links[:-1]) + " and " + links[-1]
-    return f"Cited on {listed}.\n{{ .{CITED_ON_CLASS} }}"
+    return f"Cited on: {' · '.join(links)}\n{{ .{CITED_ON_CLASS} }}"
 
 
 def folded_bibtex(record_text: str) -> str:

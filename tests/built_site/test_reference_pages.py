@@ -68,3 +68,32 @@ def test_the_derivations_index_has_a_heading_per_topic_over_that_topics_derivati
     toc = page[page.index('class="md-nav md-nav--secondary"') :]
     for anchor, _ in expected:
         assert f'href="#{anchor}"' in toc, anchor
+
+
+def _page_url(src: str) -> str:
+    """The address of the page built from docs/``src``, relative to the References page."""
+    stem = src[: -len(".md")]
+    folder = stem[: -len("index")] if stem == "index" or stem.endswith("/index") else stem + "/"
+    return "../" + folder
+
+
+def test_each_built_entry_lists_the_pages_whose_markdown_cites_it(site_dir):
+    """The built list under each entry links exactly the pages whose Markdown cites the entry: a
+    page that gained or lost a citation since the References page was converted shows here."""
+    cited: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        src = path.relative_to(ROOT / "docs").as_posix()
+        if src != "references.md":
+            for key in re.findall(r"references\.md#([\w-]+)", path.read_text(encoding="utf-8")):
+                cited.setdefault(key, set()).add(_page_url(src))
+    sections = re.split(r"<h3 id=", _article(site_dir, "references"))[1:]
+    listed = {}
+    for section in sections:
+        key = re.match(r'"([^"]+)"', section)[1]
+        lists = re.findall(rf'<p class="{citations.CITED_ON_CLASS}">(.*?)</p>', section, re.S)
+        assert len(lists) <= 1, key
+        if lists:
+            listed[key] = set(re.findall(r'<a href="([^"]+)">', lists[0]))
+    keys = {re.match(r'"([^"]+)"', section)[1] for section in sections}
+    assert listed == {key: pages for key, pages in cited.items() if key in keys}
+    assert len(listed["shaw2018"]) >= 4

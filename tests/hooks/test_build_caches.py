@@ -714,4 +714,4 @@ def test_the_references_page_is_converted_again_when_another_page_cites_an_entry
         encoding="utf-8",
     )
     again = references().content
-    assert "Planted" not in again and 'Cited on <a href="../other/">Other page</a>' in again
+    assert "Planted" not in again and 'Cited on: <a href="../other/">Other page</a>' in again

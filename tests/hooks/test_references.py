@@ -41,7 +41,7 @@ YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 REQUIRED_FIELDS = {"author", "title", "year", "url"}
 LINK = re.compile(r"\]\((?P<href>[^)\s]+)\)")
 # The list the build writes under an entry, and a sentence of an entry's own text that types one.
-CITED_ON = re.compile(r"^Cited on (?P<pages>.+)\.\n\{ \.posenc-cited-on \}$", re.M)
+CITED_ON = re.compile(r"^Cited on: (?P<pages>.+)\n\{ \.posenc-cited-on \}$", re.M)
 TITLED_LINK = re.compile(r"\[(?P<title>[^]]+)\]\((?P<href>[^)\s]+)\)")
 TYPED_CITED_ON = re.compile(r"\bcited (?:on|in)\b", re.I)
 

@@ -91,7 +91,7 @@ BUDGETS = {
     # displayed proofs; 4,529 and 562,338 with ComRoPE's section (two more displayed proofs and the
     # inline math of its blocks, its cost and its measurements).
     "/lie-groups/": Budget(elements=5_000, bytes=620_000, scripts=9),
-    "/long-context/": Budget(elements=6_900, bytes=710_000, scripts=15),
+    "/long-context/": Budget(elements=7_800, bytes=800_000, scripts=15),
     # 1,567 elements and 495,359 bytes: three tables and a figure of 174 layer cells, both layouts inline.
     "/model-atlas/": Budget(elements=1_700, bytes=540_000, scripts=9),
     "/notebooks/explicit-position-ids/": Budget(elements=1_100, bytes=470_000, scripts=11),
@@ -102,8 +102,8 @@ BUDGETS = {
     # thirteen model reports of the model atlas alone (both together measured after the merge).
     # Measured together after the merge, with the works of the page on today's models: 6,343.
     # 7,077 elements with the Lie group and data-dependent papers.
-    "/references/": Budget(elements=7_800, bytes=760_000, scripts=9),
-    "/relative/": Budget(elements=10_200, bytes=880_000, scripts=9),
+    "/references/": Budget(elements=9_000, bytes=760_000, scripts=9),
+    "/relative/": Budget(elements=11_400, bytes=880_000, scripts=9),
     "/rope/": Budget(elements=5_600, bytes=630_000, scripts=9),
     # 2,127 elements and 488,107 bytes: its table of schedules, four figures (each with its phone
     # layout) and the computed numbers of every section; 4,190 and 563,168 with its five displayed

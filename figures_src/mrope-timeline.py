@@ -5,7 +5,7 @@ tokens, a video of 3 temporal steps of 4 x 4 patches (2 x 2 tokens each) and two
 Top: Qwen2-VL, one temporal id per step. Bottom: Qwen2.5-VL at its released 2 tokens per second
 and 1 s per temporal step, so the temporal ids of the video advance by 2 per step and reach 12.
 The lines follow Qwen's own code, which starts each segment one past the largest id so far: the
-text after the video resumes at 11 and at 13. The grey crosses are that text as transformers
+text after the video resumes at 11 and at 13. The crosses are that text as transformers
 5.24.0 numbers it, at the video's start plus its larger merged side, 10 in both, below temporal
 ids the video used.
 """
@@ -21,7 +21,7 @@ ALT = (
     "image (tokens 3 to 8) the temporal id stays at 3 while height takes 3 or 4 and width 3, 4, 5. "
     "Over the video (tokens 11 to 22) height and width repeat 8 and 9 in each frame; the temporal "
     "id is 8, 9, 10 per frame in Qwen2-VL and 8, 10, 12 in Qwen2.5-VL. The text after the video "
-    "resumes at 11 in Qwen2-VL and 13 in Qwen2.5-VL; grey crosses mark it at 10 and 11 in both, "
+    "resumes at 11 in Qwen2-VL and 13 in Qwen2.5-VL; crosses mark it at 10 and 11 in both, "
     "where transformers 5.24.0 puts it."
 )
 SEGMENTS = [("text", 3), ("image", (1, 4, 6)), ("text", 2), ("video", (3, 4, 4)), ("text", 2)]
@@ -67,7 +67,7 @@ def main():
             "x",
             markersize=8,
             markeredgewidth=1.6,
-            color=plotting.GREY,
+            color=plotting.colour_of(reference=True),
             label="text, by transformers 5.24.0",
         )
         ax.set(title=title, ylabel="position id", ylim=(-0.5, 16.5), yticks=[0, 4, 8, 12, 16])

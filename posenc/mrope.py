@@ -326,9 +326,10 @@ def mrope_position_ids(
     ``resume`` names where the position goes after a vision segment (one of ``RESUME_RULES``):
 
     * "after-largest-id" (the default): one past the largest id so far, as Qwen's own fine-tuning
-      code (``get_rope_index_25`` and ``get_rope_index_3`` in Qwen3-VL's repository), transformers
-      4.57.1 and 5.2.0 and sglang's ``MRotaryEmbedding.get_rope_index`` compute it: the rule of
-      the training code Qwen publishes.
+      code (``get_rope_index_25`` and ``get_rope_index_3`` in
+      ``qwen-vl-finetune/qwenvl/data/rope2d.py`` of Qwen3-VL's repository), transformers 4.57.1
+      and 5.2.0 and sglang's ``MRotaryEmbedding.get_rope_index`` compute it: the rule of the
+      training code Qwen publishes.
     * "after-larger-side": the segment's start plus ``max(h, w) / s``, whatever its temporal
       ids, as transformers 5.3.0 and 5.24.0 compute it. Text after a video whose temporal ids
       outrun its height and width then resumes at or below temporal ids the video used.

@@ -55,8 +55,9 @@ MAX_WIDTH = 2**16
 #: Largest integer argument: exact in float64, and the sum or difference of two fits int64.
 INTEGER_LIMIT = EXACT_INTEGER_LIMIT - 1
 #: Elements of a temporary worth computing in one block: large enough to amortise NumPy's
-#: per-call cost, small enough (8 MiB in float64) to stay far below any result's size limit.
-BLOCK_ELEMENTS = 2**20
+#: per-call cost (a quarter of a million operations per call), small enough (2 MiB in float64)
+#: that the few temporaries a blocked call holds beside its result are a small constant.
+BLOCK_ELEMENTS = 2**18
 _INT64 = np.iinfo(np.int64)
 #: Largest finite float64.
 MAX_FLOAT = float(np.finfo(np.float64).max)
@@ -521,7 +522,7 @@ def attention_scores(value: Any) -> NDArray[np.float64]:
         raise TypeError(f"scores must be a real array, got dtype {array.dtype}")
     if array.ndim < 1 or array.shape[-1] == 0:
         raise ValueError(f"scores must have a non-empty last axis (the keys), got shape {array.shape}")
-    array = array.astype(np.float64)
+    array = array.astype(np.float64, copy=False)  # read, never written: no copy of float64 scores
     if np.any(np.isnan(array)) or np.any(array == np.inf):
         raise ValueError("scores must be finite or -inf (a masked key), got NaN or +inf")
     if np.any(np.max(array, axis=-1) == -np.inf):

@@ -360,8 +360,8 @@ def comrope_ap_generators(matrices: ArrayLike, *, axes: int) -> NDArray[np.float
     axes = _checks.integer("axes", axes, minimum=1, maximum=None)
     if count % axes:
         raise ValueError(
-            f"axes must divide the number of blocks m (block j belongs to axis j mod axes, the same number of "
-            f"blocks per axis), got axes={_checks._describe(axes)} for m={count}"
+            f"axes must divide the number of blocks m of matrices (block j belongs to axis j mod axes, the same "
+            f"number of blocks per axis), got axes={_checks._describe(axes)} for m={count}"
         )
     _checks.elements("axes and matrices", axes, count * size, count * size)
     return _block_diagonal(_ap_blocks(_skew_blocks(given, "matrices"), axes))

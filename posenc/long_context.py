@@ -386,7 +386,10 @@ def attention_entropy(scores: ArrayLike) -> NDArray[np.float64] | float:
     # that ln(total) = log1p(rest) keeps the tiny entropy of a nearly one-hot row, which
     # ln(1 + rest) would round away. Every term below is >= 0, so no cancellation either.
     first = np.argmax(array, axis=-1)[..., None]
-    rest = np.sum(np.where(np.arange(array.shape[-1]) == first, 0.0, weights), axis=-1)
-    surprise = np.where(weights > 0, weights * -np.where(np.isfinite(shifted), shifted, 0.0), 0.0)
-    entropy = np.log1p(rest) + np.sum(surprise, axis=-1) / (1.0 + rest)
+    rest = np.sum(weights, axis=-1, where=np.arange(array.shape[-1]) != first)
+    # -shifted is +inf for a weight of 0: those terms are left out (in place, no copy of the scores' size).
+    present = weights > 0
+    np.negative(shifted, out=shifted)
+    np.multiply(shifted, weights, out=shifted, where=present)
+    entropy = np.log1p(rest) + np.sum(shifted, axis=-1, where=present) / (1.0 + rest)
     return float(entropy) if entropy.ndim == 0 else entropy

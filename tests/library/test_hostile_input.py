@@ -16,6 +16,7 @@ intermediates used to outgrow their results.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 import tracemalloc
@@ -515,13 +516,39 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ),
 ]
 
+CALLS += [
+    # posenc.models is a module of records, not a function: its functions read a key, or nothing.
+    ("models.model", posenc.models.model, dict(key="qwen2-vl-7b")),
+]
+
 LABELS = [label for label, _, _ in CALLS]
+
+
+#: Modules in ``posenc.__all__`` (released-model records): their public functions are called too.
+MODULES = [name for name in posenc.__all__ if inspect.ismodule(getattr(posenc, name))]
+
+
+def _public_name(function: Callable[..., Any]) -> str:
+    """A function's name in posenc: ``name``, or ``module.name`` for a function of a public module."""
+    module = function.__module__.rsplit(".", 1)[-1]
+    return f"{module}.{function.__name__}" if module in MODULES else function.__name__
 
 
 def test_every_public_function_has_a_call():
     classes = {"TransformerXLTerms", "LayerSpec"}
     public = {name for name in posenc.__all__ if callable(getattr(posenc, name)) and name not in classes}
-    assert public == {function.__name__ for _, function, _ in CALLS}
+    for module_name in MODULES:
+        module = getattr(posenc, module_name)
+        public |= {
+            f"{module_name}.{name}"
+            for name, member in vars(module).items()
+            if inspect.isfunction(member)
+            and member.__module__ == module.__name__
+            and not name.startswith("_")
+            and inspect.signature(member).parameters  # a function of no argument has nothing to be hostile in
+        }
+    assert MODULES == ["models"]  # a new public module's functions need calls here, with results _numbers reads
+    assert public == {_public_name(function) for _, function, _ in CALLS}
 
 
 # ---------------------------------------------------------------------------------------
@@ -791,7 +818,10 @@ def measured(function: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any,
 
 
 def _numbers(result: Any) -> Any:
-    """A schedule's LayerSpec records as arrays of numbers (a NoPE layer's base None as 0, its kind as an index)."""
+    """A schedule's LayerSpec records as arrays of numbers (a NoPE layer's base None as 0, its kind as an index);
+    a released model's record as the count of its settings."""
+    if isinstance(result, posenc.models.ModelRecord):
+        return np.array([len(result.settings)], dtype=np.float64)
     if isinstance(result, tuple) and result and isinstance(result[0], posenc.LayerSpec):
         kinds = ("sliding_attention", "full_attention", "chunked_attention")
         return (
@@ -916,6 +946,8 @@ def test_any_number_in_any_numeric_argument_is_refused_by_name_or_gives_a_finite
     label, function, kwargs = call
     numeric = [name for name, value in kwargs.items() if type(value) in (int, float)]
     arrays = [name for name, value in kwargs.items() if isinstance(value, (list, np.ndarray))]
+    if not numeric + arrays:  # a released model's key: a name, tried by the other tests
+        return
     argument = data.draw(st.sampled_from(numeric + arrays))
     value = kwargs[argument]
     if argument in arrays:
@@ -1493,3 +1525,206 @@ def test_fractional_2d_coordinates_keep_full_accuracy_at_large_frequencies(kind,
                 np.testing.assert_allclose(
                     mixed[token, 2 * mixed_pair : 2 * mixed_pair + 2], expected, rtol=0, atol=2e-15
                 )
+
+
+# ---------------------------------------------------------------------------------------
+# Large requests: memory bounded by the result, by traced peak
+
+#: "A small constant": what a call may hold beside its result and its arguments (two of the
+#: library's blocks of temporaries, ``_checks.BLOCK_ELEMENTS`` float64 each).
+RULE_BYTES = 16 * 2**20
+#: "A few times": how many times the bytes of its result a call may hold beside them (its
+#: result, a block's temporaries of the result's size, a reduction's partial sums)...
+RULE_FACTOR = 4
+#: ...and of its array arguments (one converted copy, and one temporary of their size).
+ARGUMENT_FACTOR = 2
+
+
+def _big(*shape: int) -> np.ndarray:
+    return np.random.default_rng(sum(shape)).standard_normal(shape)
+
+
+def _ids(n: int) -> np.ndarray:
+    return np.arange(n)
+
+
+#: For every call of CALLS, the arguments that make it large: a result (or what it reads) of
+#: about 2**20 elements, 8 MiB, where the size is free; a limit's own largest value where the
+#: limit is not a size (widths of Lie generators, LIE_WORK_LIMIT, the widest M-RoPE and
+#: permutation heads). The rule is a ratio, and posenc's size limit (2**27 elements, 1 GiB)
+#: would multiply the same ratio by 128 on a shared machine; 8 MiB is large enough that a
+#: temporary of many times the result shows above the constant. Built when the test runs.
+LARGE: dict[str, Callable[[], dict[str, Any]]] = {
+    "frequencies": lambda: dict(width=2**12),
+    "wavelengths": lambda: dict(width=2**12),
+    "sinusoidal": lambda: dict(position_ids=_ids(2**13), width=128),
+    "shift_operator": lambda: dict(offset=np.arange(2**12) * 1.5, width=16),
+    "kernel": lambda: dict(offset=np.arange(2.0**14), width=256),
+    "squared_distance": lambda: dict(offset=np.arange(2.0**14), width=256),
+    "rope": lambda: dict(x=_big(2**13, 128), position_ids=_ids(2**13)),
+    "alibi_slopes": lambda: dict(n_heads=2**20),
+    "alibi_bias": lambda: dict(n_heads=4, length=512),
+    "schedule_frequencies": lambda: dict(width=2**12),
+    "sinusoidal_embedding": lambda: dict(position_ids=_ids(2**13) + 4, width=127),
+    "fairseq_position_ids": lambda: dict(input_ids=(_ids(2**20) % 7 + 1).reshape(2**10, 2**10)),
+    "fairseq_embedding": lambda: dict(input_ids=(_ids(2**13) % 7 + 1).reshape(64, 128), width=128),
+    "rope_permutation": lambda: dict(head_dim=2**16, n_heads=16, rotary_dim=2**15),
+    "apply_rope": lambda: dict(
+        x=_big(2**13, 128), position_ids=_ids(2**13), inv_freq=np.geomspace(1, 1e-4, 32), rotary_dim=64
+    ),
+    "rope_frequencies": lambda: dict(dim=2**12),
+    "linear_scaled_frequencies": lambda: dict(dim=2**12),
+    "dynamic_ntk_frequencies": lambda: dict(dim=2**12),
+    "yarn_frequencies": lambda: dict(dim=2**12),
+    "llama3_frequencies": lambda: dict(dim=2**12),
+    "rope_scaling_frequencies": lambda: dict(dim=2**12),
+    "t5_relative_position_bucket": lambda: dict(relative_position=(_ids(2**20) - 2**19).reshape(2**10, 2**10)),
+    "absolute_table_rows": lambda: dict(table=_big(2**10, 2**10), position_ids=_ids(2**10)[::-1]),
+    "shaw_relative_index": lambda: dict(query_ids=_ids(2**10), key_ids=_ids(2**10), max_distance=2**10),
+    "shaw_logits": lambda: dict(
+        queries=_big(2**10, 64),
+        keys=_big(2**10, 64),
+        relative_keys=_big(257, 64),
+        query_ids=_ids(2**10),
+        key_ids=_ids(2**10),
+    ),
+    "shaw_values": lambda: dict(
+        weights=_big(2**10, 2**10),
+        values=_big(2**10, 64),
+        relative_values=_big(257, 64),
+        query_ids=_ids(2**10),
+        key_ids=_ids(2**10),
+    ),
+    "transformer_xl_terms": lambda: dict(
+        queries=_big(2**9, 64),
+        keys=_big(2**9, 64),
+        position_projection=_big(128, 64),
+        u=_big(64),
+        v=_big(64),
+        query_ids=_ids(2**9),
+        key_ids=_ids(2**9),
+    ),
+    "t5_bias": lambda: dict(table=_big(32, 1), query_ids=_ids(2**10), key_ids=_ids(2**10)),
+    "deberta_log_bucket": lambda: dict(relative_position=_ids(2**20) - 2**19),
+    "deberta_relative_positions": lambda: dict(query_ids=_ids(2**10), key_ids=_ids(2**10)),
+    "alibi_symmetric_bias": lambda: dict(n_heads=1, query_ids=_ids(2**10), key_ids=_ids(2**10)),
+    "kerple_bias power": lambda: dict(query_ids=_ids(2**10), key_ids=_ids(2**10), r1=[1.0], r2=[1.5]),
+    "kerple_bias log": lambda: dict(query_ids=_ids(2**10), key_ids=_ids(2**10), r1=[1.0], r2=[3.0]),
+    "fire_bias": lambda: dict(
+        query_ids=_ids(512),
+        key_ids=_ids(512),
+        hidden_weights=_big(32),
+        hidden_bias=_big(32),
+        output_weights=_big(4, 32),
+        output_bias=_big(4),
+    ),
+    "cope_positions": lambda: dict(logits=_big(2**10, 2**10)),
+    "cope_logits": lambda: dict(
+        queries=_big(2**10, 64), positions=np.abs(_big(2**10, 2**10)) * 30, position_embeddings=_big(128, 64)
+    ),
+    "pair_index_at_turns": lambda: dict(dim=2**12),
+    "critical_dimension": lambda: dict(dim=2**12),
+    "yarn_correction_range": lambda: dict(dim=2**12),
+    "yarn_ramp": lambda: dict(dim=2**12),
+    "yarn_attention_factor": lambda: dict(factor=2.0**1000),
+    "longrope_frequencies": lambda: dict(dim=2**12, short_factor=np.ones(2**11), long_factor=np.ones(2**11) * 4),
+    "longrope_frequencies factor": lambda: dict(dim=2**12, short_factor=np.ones(2**11), long_factor=np.ones(2**11) * 4),
+    "xpos_scales": lambda: dict(position_ids=_ids(2**13) - 2**12, dim=256),
+    "apply_xpos": lambda: dict(x=_big(2**13, 128), position_ids=_ids(2**13)),
+    "rerotate_keys": lambda: dict(keys=_big(2**13, 128), offset=np.arange(2**13) * 0.5, rotary_dim=128),
+    "streaming_cache": lambda: dict(length=2**20, sinks=4, window=2**20 - 8),
+    "mrope_axes": lambda: dict(head_dim=2**16, sections=[10924, 10922, 10922]),
+    "mrope_phases": lambda: dict(position_ids=np.stack([_ids(2**13)] * 3), head_dim=256, sections=[32, 48, 48]),
+    "apply_mrope": lambda: dict(
+        x=_big(2**13, 128),
+        position_ids=np.stack([_ids(2**13)] * 3),
+        sections=[16, 24, 24],
+        inv_freq=np.geomspace(1, 1e-4, 64),
+    ),
+    "mrope_position_ids": lambda: dict(
+        segments=(("text", 2**17), ("image", (1, 512, 512)), ("video", (4, 256, 256), 0.5), ("text", 8))
+    ),
+    "attention_entropy": lambda: dict(scores=_big(2**10, 2**10)),
+    "sincos_2d_table": lambda: dict(rows=128, cols=128, dim=64),
+    "axial_rope_2d": lambda: dict(x=_big(2**14, 64), rows=128, cols=128),
+    "axial_rope_2d frequencies": lambda: dict(
+        x=_big(2**14, 64), rows=128, cols=128, frequencies=np.geomspace(1e6, 1, 16)
+    ),
+    "mixed_rope_2d": lambda: dict(x=_big(2**14, 64), rows=128, cols=128, frequencies=_big(2, 32)),
+    "resample_weights": lambda: dict(old=1, new=2**20),
+    "resample_weights scale_factor": lambda: dict(old=2**10, new=2**10, scale_factor=1.0),
+    "resample_patch_table": lambda: dict(table=_big(1 + 32 * 32, 256), new_grid=[64, 64], old_grid=[32, 32]),
+    "resample_patch_table dinov2": lambda: dict(table=_big(2 + 32 * 32, 256), new_grid=[64, 64]),
+    "layer_schedule": lambda: dict(num_hidden_layers=2**12),
+    "gemma3_layers": lambda: dict(num_hidden_layers=2**12),
+    "llama4_layers": lambda: dict(num_hidden_layers=2**12, no_rope_layers=(_ids(2**12) % 4 != 3).astype(int)),
+    "smollm3_layers": lambda: dict(num_hidden_layers=2**12, no_rope_layers=(_ids(2**12) % 4 != 3).astype(int)),
+    "cohere2_layers": lambda: dict(num_hidden_layers=2**12),
+    "exaone4_layers": lambda: dict(num_hidden_layers=2**12),
+    "partial_rotary_dim": lambda: dict(head_dim=2**16),
+    "partial_rope_frequencies": lambda: dict(head_dim=2**12),
+    "apply_partial_rope": lambda: dict(x=_big(2**13, 128), position_ids=_ids(2**13)),
+    "proportional_rope_frequencies": lambda: dict(head_dim=2**12),
+    "mla_softmax_scale": lambda: dict(factor=2.0**1000),
+    "mla_cache_values": lambda: dict(kv_lora_rank=2**16, qk_rope_head_dim=2**16),
+    "mla_scores": lambda: dict(
+        q_nope=_big(4, 256, 64),
+        q_rope=_big(4, 256, 64),
+        k_nope=_big(4, 256, 64),
+        k_rope=_big(256, 64),
+        query_ids=_ids(256),
+        key_ids=_ids(256),
+        inv_freq=np.geomspace(1, 1e-4, 32),
+    ),
+    # A few thousand trial bases, each up to (context_length + 1) * head_dim / 2 cosines: the
+    # largest permitted context (BOUND_COSINES) takes seconds, so a middling one stands for it.
+    "rope_base_lower_bound": lambda: dict(context_length=2**9 - 1, head_dim=16),
+    "rope_base_all_pass_bound": lambda: dict(context_length=2**9 - 1, head_dim=16),
+    "llama4_query_scale": lambda: dict(positions=_ids(2**20)),
+    # 4096 rotations of width 16: half of LIE_WORK_LIMIT, and a result of 2**20 elements.
+    "lie_rotation": lambda: dict(generators=posenc.liere_generators(16, 2, seed=0), positions=_big(2**12, 2) / 8),
+    "rope_generators": lambda: dict(width=posenc.lie_groups.MAX_LIE_WIDTH),
+    "string_generators": lambda: dict(basis=np.eye(256)[np.random.default_rng(0).permutation(256)], axes=2),
+    "liere_generators": lambda: dict(width=posenc.lie_groups.MAX_LIE_WIDTH, axes=16),
+    "comrope_ap_generators": lambda: dict(matrices=_big(64, 4, 4), axes=16),
+    "comrope_ld_generators": lambda: dict(matrices=_big(64, 4, 4), multipliers=_big(16, 64)),
+    "comrope_random_generators": lambda: dict(width=256, axes=16, block_size=4),
+    # 120 pairs of width 64: just below LIE_WORK_LIMIT.
+    "commutator_norm": lambda: dict(generators=posenc.liere_generators(64, 16, seed=0)),
+    "relativity_error": lambda: dict(generators=posenc.liere_generators(8, 2, seed=0), positions=_big(64, 2)),
+    "llama4_beta_query_scale": lambda: dict(position_ids=_ids(2**20)),
+    "forgetting_bias": lambda: dict(forget_gates=-np.abs(_big(4, 512)), log=True),
+    "forgetting_attention": lambda: dict(scores=_big(4, 512, 512), forget_gates=-np.abs(_big(4, 512))),
+    "stick_breaking_weights": lambda: dict(logits=_big(2**10, 2**10)),
+    # The issue's case: 132 MiB for a result of 16 KiB (four copies of the logits' size).
+    "stick_breaking_remainder": lambda: dict(logits=_big(2**11, 2**11)),
+    "models.model": lambda: dict(
+        key=max(posenc.models.MODELS, key=lambda key: len(posenc.models.MODELS[key].settings))
+    ),
+    "path_scores": lambda: dict(
+        queries=_big(4, 512, 8), keys=_big(4, 512, 8), directions=_big(4, 512, 8), betas=np.ones((4, 512))
+    ),
+}
+
+
+def _argument_bytes(kwargs: dict[str, Any]) -> int:
+    return sum(value.nbytes for value in kwargs.values() if isinstance(value, np.ndarray))
+
+
+def test_every_call_has_a_large_request():
+    assert set(LARGE) >= set(LABELS)
+
+
+@pytest.mark.parametrize("label, function, kwargs", CALLS, ids=LABELS)
+def test_a_large_request_holds_at_most_a_small_constant_and_a_few_times_its_result_and_arguments(
+    label, function, kwargs
+):
+    large = {**kwargs, **LARGE[label]()}
+    outcome, peak = measured(function, large)
+    assert not isinstance(outcome, Exception), f"{label} refused its large request: {outcome!r}"
+    assert _all_finite(label, outcome), f"{label}'s large request gave a NaN or an infinity"
+    allowed = RULE_BYTES + RULE_FACTOR * _result_bytes(outcome) + ARGUMENT_FACTOR * _argument_bytes(large)
+    assert peak <= allowed, (
+        f"{label} peaked at {peak / 2**20:.1f} MiB for a result of {_result_bytes(outcome) / 2**20:.1f} MiB and "
+        f"arguments of {_argument_bytes(large) / 2**20:.1f} MiB (allowed {allowed / 2**20:.1f} MiB)"
+    )

@@ -5,13 +5,17 @@ ValueError or TypeError whose message names the argument, within a second and wi
 allocating more than its result needs; never a silent wrong answer, never a bare
 OverflowError or IndexError from inside NumPy.
 
-``CALLS`` holds one valid call of every public function. The tests replace one argument at a
-time with hostile values (wrong types, ragged lists, object arrays, huge Python integers,
-extreme floats, NaN and infinity, read-only and strided arrays) and check the outcome; values
-that mean the same numbers (a read-only or strided copy, a nested list, an object array of small
-integers) must give the baseline's result. Then come known hostile cases one by one, the
-stable forms against their exact values, and the memory and time of the functions whose
-intermediates used to outgrow their results.
+``CALLS`` holds one valid call of every public function (and of the functions of the public
+module ``posenc.models``). The tests replace one argument at a time with hostile values (wrong
+types, ragged lists, object arrays, huge Python integers, extreme floats, NaN and infinity,
+read-only and strided arrays) and check the outcome; values that mean the same numbers (a
+read-only or strided copy, a nested list, an object array of small integers) must give the
+baseline's result, and values of the wrong kind that NumPy would read as numbers (a duration or
+a date, a bool among numbers in a list, a string) must be a TypeError. Then come known hostile
+cases one by one, the stable forms against their exact values (FoX's extreme log gates,
+fractional 2-D coordinates at the largest frequency the phase limit permits), the memory and
+time of the functions whose intermediates used to outgrow their results, and a large request
+of every call held to the memory rule (``RULE_BYTES``) by traced peak.
 """
 
 from __future__ import annotations
@@ -1550,13 +1554,15 @@ def _ids(n: int) -> np.ndarray:
 
 #: For every call of CALLS, the arguments that make it large: a result (or what it reads) of
 #: about 2**20 elements, 8 MiB, where the size is free; a limit's own largest value where the
-#: limit is not a size (widths of Lie generators, LIE_WORK_LIMIT, the widest M-RoPE and
-#: permutation heads). The rule is a ratio, and posenc's size limit (2**27 elements, 1 GiB)
-#: would multiply the same ratio by 128 on a shared machine; 8 MiB is large enough that a
-#: temporary of many times the result shows above the constant. Built when the test runs.
+#: limit is not a size and the call is quick (the Lie generators' widest width, commutator pairs
+#: just below LIE_WORK_LIMIT, the widest M-RoPE and permutation heads). The rule is a ratio, and
+#: posenc's size limit (2**27 elements, 1 GiB) would multiply the same ratio by 128 on a shared
+#: machine; 8 MiB is large enough that a temporary of many times the result shows above the
+#: constant. Frequency tables stay at width 2**10: they are small, and correctly rounded ones
+#: take a second at MAX_WIDTH. Built when the test runs.
 LARGE: dict[str, Callable[[], dict[str, Any]]] = {
-    "frequencies": lambda: dict(width=2**12),
-    "wavelengths": lambda: dict(width=2**12),
+    "frequencies": lambda: dict(width=2**10),
+    "wavelengths": lambda: dict(width=2**10),
     "sinusoidal": lambda: dict(position_ids=_ids(2**13), width=128),
     "shift_operator": lambda: dict(offset=np.arange(2**12) * 1.5, width=16),
     "kernel": lambda: dict(offset=np.arange(2.0**14), width=256),
@@ -1564,7 +1570,7 @@ LARGE: dict[str, Callable[[], dict[str, Any]]] = {
     "rope": lambda: dict(x=_big(2**13, 128), position_ids=_ids(2**13)),
     "alibi_slopes": lambda: dict(n_heads=2**20),
     "alibi_bias": lambda: dict(n_heads=4, length=512),
-    "schedule_frequencies": lambda: dict(width=2**12),
+    "schedule_frequencies": lambda: dict(width=2**10),
     "sinusoidal_embedding": lambda: dict(position_ids=_ids(2**13) + 4, width=127),
     "fairseq_position_ids": lambda: dict(input_ids=(_ids(2**20) % 7 + 1).reshape(2**10, 2**10)),
     "fairseq_embedding": lambda: dict(input_ids=(_ids(2**13) % 7 + 1).reshape(64, 128), width=128),
@@ -1572,12 +1578,12 @@ LARGE: dict[str, Callable[[], dict[str, Any]]] = {
     "apply_rope": lambda: dict(
         x=_big(2**13, 128), position_ids=_ids(2**13), inv_freq=np.geomspace(1, 1e-4, 32), rotary_dim=64
     ),
-    "rope_frequencies": lambda: dict(dim=2**12),
-    "linear_scaled_frequencies": lambda: dict(dim=2**12),
-    "dynamic_ntk_frequencies": lambda: dict(dim=2**12),
-    "yarn_frequencies": lambda: dict(dim=2**12),
-    "llama3_frequencies": lambda: dict(dim=2**12),
-    "rope_scaling_frequencies": lambda: dict(dim=2**12),
+    "rope_frequencies": lambda: dict(dim=2**10),
+    "linear_scaled_frequencies": lambda: dict(dim=2**10),
+    "dynamic_ntk_frequencies": lambda: dict(dim=2**10),
+    "yarn_frequencies": lambda: dict(dim=2**10),
+    "llama3_frequencies": lambda: dict(dim=2**10),
+    "rope_scaling_frequencies": lambda: dict(dim=2**10),
     "t5_relative_position_bucket": lambda: dict(relative_position=(_ids(2**20) - 2**19).reshape(2**10, 2**10)),
     "absolute_table_rows": lambda: dict(table=_big(2**10, 2**10), position_ids=_ids(2**10)[::-1]),
     "shaw_relative_index": lambda: dict(query_ids=_ids(2**10), key_ids=_ids(2**10), max_distance=2**10),
@@ -1622,13 +1628,13 @@ LARGE: dict[str, Callable[[], dict[str, Any]]] = {
     "cope_logits": lambda: dict(
         queries=_big(2**10, 64), positions=np.abs(_big(2**10, 2**10)) * 30, position_embeddings=_big(128, 64)
     ),
-    "pair_index_at_turns": lambda: dict(dim=2**12),
-    "critical_dimension": lambda: dict(dim=2**12),
-    "yarn_correction_range": lambda: dict(dim=2**12),
-    "yarn_ramp": lambda: dict(dim=2**12),
+    "pair_index_at_turns": lambda: dict(dim=2**10),
+    "critical_dimension": lambda: dict(dim=2**10),
+    "yarn_correction_range": lambda: dict(dim=2**10),
+    "yarn_ramp": lambda: dict(dim=2**10),
     "yarn_attention_factor": lambda: dict(factor=2.0**1000),
-    "longrope_frequencies": lambda: dict(dim=2**12, short_factor=np.ones(2**11), long_factor=np.ones(2**11) * 4),
-    "longrope_frequencies factor": lambda: dict(dim=2**12, short_factor=np.ones(2**11), long_factor=np.ones(2**11) * 4),
+    "longrope_frequencies": lambda: dict(dim=2**10, short_factor=np.ones(2**9), long_factor=np.ones(2**9) * 4),
+    "longrope_frequencies factor": lambda: dict(dim=2**10, short_factor=np.ones(2**9), long_factor=np.ones(2**9) * 4),
     "xpos_scales": lambda: dict(position_ids=_ids(2**13) - 2**12, dim=256),
     "apply_xpos": lambda: dict(x=_big(2**13, 128), position_ids=_ids(2**13)),
     "rerotate_keys": lambda: dict(keys=_big(2**13, 128), offset=np.arange(2**13) * 0.5, rotary_dim=128),
@@ -1662,9 +1668,9 @@ LARGE: dict[str, Callable[[], dict[str, Any]]] = {
     "cohere2_layers": lambda: dict(num_hidden_layers=2**12),
     "exaone4_layers": lambda: dict(num_hidden_layers=2**12),
     "partial_rotary_dim": lambda: dict(head_dim=2**16),
-    "partial_rope_frequencies": lambda: dict(head_dim=2**12),
+    "partial_rope_frequencies": lambda: dict(head_dim=2**10),
     "apply_partial_rope": lambda: dict(x=_big(2**13, 128), position_ids=_ids(2**13)),
-    "proportional_rope_frequencies": lambda: dict(head_dim=2**12),
+    "proportional_rope_frequencies": lambda: dict(head_dim=2**10),
     "mla_softmax_scale": lambda: dict(factor=2.0**1000),
     "mla_cache_values": lambda: dict(kv_lora_rank=2**16, qk_rope_head_dim=2**16),
     "mla_scores": lambda: dict(

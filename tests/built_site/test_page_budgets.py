@@ -51,11 +51,13 @@ BUDGETS = {
     # Pygments tokens took the page from 3,300 elements to 4,064; the grids, multimodal RoPE and
     # architectures modules then took it to 7,050 elements and 646,091 bytes, and the figure
     # helper's translucent diverging map and method colours added about 1,000 bytes more; the Lie
-    # group and data-dependent modules took it to 8,152 elements.
-    "/api/": Budget(elements=8_900, bytes=715_000, scripts=9),
+    # group and data-dependent modules took it to 8,152 elements; the model records, the two placements of
+    # layer_schedule and rope_base_all_pass_bound (issue 44) to 9,194 elements and 738,383 bytes.
+    "/api/": Budget(elements=10_100, bytes=810_000, scripts=9),
     # The source pages grew with the argument checks against hostile input: encodings 2,040
     # elements, long_context 3,238, relative 6,403 and 551,683 bytes (its blocked gathers and stable forms).
-    "/api/source/architectures/": Budget(elements=5_200, bytes=575_000, scripts=9),  # 4,716; 521,529
+    # rope_base_all_pass_bound and its proved ceiling, and layer_schedule's global_position (issue 44).
+    "/api/source/architectures/": Budget(elements=6_500, bytes=575_000, scripts=9),  # 5,915
     "/api/source/data_dependent/": Budget(elements=2_700, bytes=490_000, scripts=9),  # 2,435; 442,494
     "/api/source/encodings/": Budget(elements=2_250, bytes=450_000, scripts=9),
     "/api/source/grids/": Budget(elements=5_000, bytes=565_000, scripts=9),  # 4,530; 510,664
@@ -74,8 +76,12 @@ BUDGETS = {
     "/conventions/": Budget(elements=6_000, bytes=640_000, scripts=9),
     "/deep-dive/": Budget(elements=13_200, bytes=1_150_000, scripts=9),
     # The index lists every entry: 3,050 elements and 490,196 bytes with the grids topic, 4,122
-    # elements with the topic of today's models, 4,934 and 564,665 bytes with position from the data.
-    "/derivations/": Budget(elements=5_450, bytes=620_000, scripts=9),
+    # elements with the topic of today's models, 4,934 and 564,665 bytes with position from the data,
+    # 5,524 with the general MLA absorption entry's longer summary (issue 44).
+    "/derivations/": Budget(elements=6_100, bytes=620_000, scripts=9),
+    # The proof for any number of pairs: five steps of sums of exponentials and the Vandermonde step,
+    # 5,474 elements and 561,825 bytes.
+    "/derivations/mla-absorption-fails-with-rope/": Budget(elements=6_000, bytes=620_000, scripts=9),
     # 3,157 elements and 503,427 bytes as first written: one figure with its phone layout, three
     # displayed proofs and the computed numbers of each section.
     "/data-dependent/": Budget(elements=3_500, bytes=555_000, scripts=9),

@@ -30,18 +30,36 @@ def kind(layer):
 
 
 def main():
+    # Released models with a record take every setting from it, never from a schedule's defaults.
+    gptoss, smollm3 = posenc.models.model("gpt-oss-20b"), posenc.models.model("smollm3-3b")
     stacks = [
         ("Llama 3.1 8B", posenc.layer_schedule(32, 1, local_base=None, global_base=500_000.0)),
         ("Gemma 3 4B: local base 10k, global 1M", posenc.gemma3_layers(34)),
-        ("gpt-oss-20b", posenc.layer_schedule(24, 2, local_base=150_000.0, global_base=150_000.0)),
+        (
+            "gpt-oss-20b",
+            posenc.layer_schedule(
+                gptoss["num_hidden_layers"],
+                gptoss["global_period"],
+                local_base=gptoss["rope_theta"],
+                global_base=gptoss["rope_theta"],
+            ),
+        ),
         ("Llama 4 Scout", posenc.llama4_layers(48)),
-        ("SmolLM3 3B", posenc.smollm3_layers(36)),
+        (
+            "SmolLM3 3B",
+            posenc.smollm3_layers(
+                smollm3["num_hidden_layers"],
+                no_rope_layer_interval=smollm3["no_rope_layer_interval"],
+                rope_theta=smollm3["rope_theta"],
+            ),
+        ),
     ]
     counts = {name: [sum(kind(s) == k for s in layers) for k in KINDS] for name, layers in stacks}
     # The caption's numbers: (full RoPE, local RoPE, NoPE) layers of each model.
     assert list(counts.values()) == [[32, 0, 0], [5, 29, 0], [12, 12, 0], [0, 36, 12], [27, 0, 9]]
     assert {s.base for s in stacks[1][1] if s.attention == posenc.architectures.FULL} == {1_000_000.0}
     assert {s.base for s in stacks[1][1] if s.attention != posenc.architectures.FULL} == {10_000.0}
+    assert {s.base for s in stacks[4][1] if s.rotates} == {smollm3["rope_theta"]}
 
     narrow = plotting.narrow()
     fig, ax = plotting.new_figure(aspect=0.42, narrow={"aspect": 1.0})

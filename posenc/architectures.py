@@ -228,8 +228,11 @@ def smollm3_layers(
     use_sliding_window: bool = False,
     sliding_window: int | None = None,
 ) -> tuple[LayerSpec, ...]:
-    """SmolLM3: every fourth layer NoPE, the others RoPE at base 2,000,000; by default all attend fully.
+    """SmolLM3: every fourth layer NoPE, the others RoPE at base ``rope_theta``; by default all attend fully.
 
+    The defaults are ``SmolLM3Config``'s, and its ``rope_theta`` of 2,000,000 is not the base the
+    released 3B models rotate with: to describe them, pass their record's,
+    ``rope_theta=posenc.models.model("smollm3-3b")["rope_theta"]``.
     ``no_rope_layers`` follows Llama 4's convention (1 = the layer rotates); only None gives the
     default from ``no_rope_layer_interval`` (an empty list is no flags at all, refused here).
     With ``use_sliding_window`` and a ``sliding_window``, the NoPE layers attend in a sliding

@@ -32,6 +32,9 @@ FIELDS: Mapping[str, str] = MappingProxyType(
         "rope_theta": "the RoPE base b of the frequencies b**(-2r/d); the global layers' where they differ",
         "local_rope_theta": "the RoPE base of the local (sliding-window) layers, where it differs from rope_theta",
         "head_dim": "the channels of one attention head",
+        "num_attention_heads": "the number of query heads of each attention layer",
+        "qk_rope_head_dim": "multi-head latent attention: the rotated channels of each query and of the shared key",
+        "kv_lora_rank": "multi-head latent attention: the width of the latent vector cached per token and layer",
         "num_hidden_layers": "the number of decoder (or encoder) layers",
         "mrope_section": "M-RoPE's pair counts per axis (temporal, height, width)",
         "mrope_axis_layout": "how M-RoPE shares the pairs among the axes: 'chunked' or 'interleaved'",
@@ -43,9 +46,11 @@ FIELDS: Mapping[str, str] = MappingProxyType(
         "no_rope_layer_interval": "every this-many-th layer has no position encoding (NoPE)",
         "sliding_window": "the window, in tokens, of the sliding-window layers",
         "training_lengths": "the sequence lengths of training, one per stage, in order",
+        "training_step_shares": "the share of the training steps spent at each of training_lengths",
         "max_position_embeddings": "the longest input the released configuration takes",
         "relative_attention_num_buckets": "the number of relative-position buckets of a T5-style bias",
-        "relative_attention_max_distance": "the offset from which a T5-style bias stops changing",
+        "relative_attention_max_distance": "a T5-style bias puts every offset from this one on in its last bucket",
+        "relative_attention_bias_stacks": "the stacks that each hold one T5-style bias table, shared by their layers",
     }
 )
 
@@ -56,7 +61,8 @@ class Source:
 
     ``reference`` is the key of the work's entry on the References page; ``where`` says where in
     it (a file and key, a section, a class); ``confirmed`` is False when the site could not read
-    the value in the released files and ``where`` says what it rests on instead."""
+    the value in a primary source (the released files, the model's own report or code, the
+    configuration class that names the checkpoint) and ``where`` says what it rests on instead."""
 
     reference: str
     where: str
@@ -74,12 +80,14 @@ class Setting:
 @dataclass(frozen=True)
 class ModelRecord:
     """What one released model fixes about position: ``record["rope_theta"]`` is a value,
-    ``record.source("rope_theta")`` where it was read."""
+    ``record.source("rope_theta")`` where it was read. ``family`` is the name the pages use for
+    the model's family ("SmolLM3" for ``name`` "SmolLM3 3B")."""
 
     key: str
     name: str
     kind: str
     settings: Mapping[str, Setting]
+    family: str = ""
 
     def __getitem__(self, field: str) -> Any:
         return self._setting(field).value
@@ -94,6 +102,29 @@ class ModelRecord:
     def get(self, field: str, default: Any = None) -> Any:
         """The value of ``field``, or ``default`` when this record does not hold it."""
         return self.settings[field].value if field in self.settings else default
+
+    def yarn_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``posenc.yarn_ramp`` and ``posenc.yarn_correction_range`` for
+        this model's YaRN: the rotated width (``qk_rope_head_dim``, else ``head_dim``), the base
+        and every ramp parameter its ``rope_scaling`` sets; a parameter it leaves out keeps those
+        functions' default, which is transformers' default too.
+
+        >>> model("gpt-oss-20b").yarn_arguments()["truncate"]
+        False
+        """
+        scaling = self._setting("rope_scaling").value
+        kind = scaling.get("rope_type", scaling.get("type"))
+        if kind != "yarn":
+            raise ValueError(
+                f"rope_scaling of {self.key!r} must be of type 'yarn' to give YaRN's arguments, got {kind!r}"
+            )
+        width = "qk_rope_head_dim" if "qk_rope_head_dim" in self else "head_dim"
+        ramp = ("original_max_position_embeddings", "beta_fast", "beta_slow", "truncate")
+        return {
+            "dim": self[width],
+            "base": self["rope_theta"],
+            **{name: scaling[name] for name in ramp if name in scaling},
+        }
 
     def _setting(self, field: str) -> Setting:
         if field not in self.settings:
@@ -111,12 +142,12 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-def _record(key: str, name: str, kind: str, **settings: tuple[Any, Source]) -> ModelRecord:
+def _record(key: str, name: str, kind: str, *, family: str = "", **settings: tuple[Any, Source]) -> ModelRecord:
     unknown = sorted(set(settings) - set(FIELDS))
     if unknown:
         raise ValueError(f"model {key!r}: fields must be named in FIELDS, got {unknown}")
     held = {field: Setting(_frozen(value), source) for field, (value, source) in settings.items()}
-    return ModelRecord(key, name, kind, MappingProxyType(held))
+    return ModelRecord(key, name, kind, MappingProxyType(held), family or name)
 
 
 def _config(reference: str, checkpoint: str, key: str) -> Source:
@@ -188,9 +219,182 @@ _RECORDS = (
         spatial_merge_size=(2, _copied_config("qwen3vl", _QWEN3_VL, "vision_config.spatial_merge_size")),
     ),
     _record(
+        "bert-base",
+        "BERT-Base",
+        "encoder",
+        family="BERT",
+        training_lengths=((128, 512), Source("devlin2019", "Appendix A.2: sequences of 128 tokens, then of 512")),
+        training_step_shares=(
+            (0.9, 0.1),
+            Source("devlin2019", "Appendix A.2: 128 tokens for 90% of the steps, 512 for the other 10%"),
+        ),
+        max_position_embeddings=(
+            512,
+            Source("devlin2019", "Appendix A.2: the two spans of a training input hold at most 512 tokens together"),
+        ),
+    ),
+    _record(
+        "t5",
+        "T5",
+        "encoder-decoder",
+        relative_attention_num_buckets=(
+            32,
+            Source("raffel2020", "section 2.1: 32 embeddings, their ranges growing logarithmically"),
+        ),
+        relative_attention_max_distance=(
+            128,
+            Source("raffel2020", "section 2.1: offsets beyond 128 share one embedding"),
+        ),
+        relative_attention_bias_stacks=(
+            ("encoder", "decoder"),
+            Source(
+                "transformers",
+                "T5Stack builds its blocks with has_relative_attention_bias=bool(i == 0): the first layer of the "
+                "encoder and of the decoder each hold a table that the stack's later layers reuse; cross-attention "
+                "has none",
+            ),
+        ),
+    ),
+    _record(
+        "kimi-k2",
+        "Kimi K2",
+        "decoder (multi-head latent attention)",
+        rope_theta=(
+            50_000.0,
+            Source(
+                "kimik2",
+                "config.json of moonshotai/Kimi-K2-Instruct, rope_theta: not read here; the value that other "
+                "projects' copies of that file give",
+                confirmed=False,
+            ),
+        ),
+        rope_scaling=(
+            {
+                "type": "yarn",
+                "factor": 32.0,
+                "original_max_position_embeddings": 4096,
+                "beta_fast": 1.0,
+                "beta_slow": 1.0,
+                "mscale": 1.0,
+                "mscale_all_dim": 1.0,
+            },
+            Source(
+                "kimik2",
+                "config.json of moonshotai/Kimi-K2-Instruct, rope_scaling: not read here; the values that other "
+                "projects' copies of that file give",
+                confirmed=False,
+            ),
+        ),
+        qk_rope_head_dim=(
+            64,
+            Source(
+                "kimik2",
+                "config.json of moonshotai/Kimi-K2-Instruct, qk_rope_head_dim: not read here; DeepSeek-V3's width, "
+                "which the report keeps",
+                confirmed=False,
+            ),
+        ),
+        kv_lora_rank=(
+            512,
+            Source(
+                "kimik2",
+                "config.json of moonshotai/Kimi-K2-Instruct, kv_lora_rank: not read here; DeepSeek-V3's width, "
+                "which the report keeps",
+                confirmed=False,
+            ),
+        ),
+        num_attention_heads=(
+            64,
+            Source(
+                "kimik2",
+                "the report's description of its architecture: 64 attention heads, half of DeepSeek-V3's 128 (not "
+                "re-read here; config.json not read either)",
+                confirmed=False,
+            ),
+        ),
+        training_lengths=(
+            (4096, 32768),
+            Source(
+                "kimik2",
+                "section 2.5: pre-training at 4,096 tokens, then 60B tokens at 32k, before YaRN takes it to 128k",
+            ),
+        ),
+    ),
+    _record(
+        "gpt-oss-20b",
+        "gpt-oss-20b",
+        "decoder",
+        family="gpt-oss",
+        rope_theta=(
+            150_000.0,
+            Source(
+                "transformers",
+                "GptOssConfig.default_theta, in a class that names openai/gpt-oss-20b as its checkpoint; the "
+                "released config.json was not read here",
+                confirmed=False,
+            ),
+        ),
+        rope_scaling=(
+            {
+                "rope_type": "yarn",
+                "factor": 32.0,
+                "beta_fast": 32.0,
+                "beta_slow": 1.0,
+                "truncate": False,
+                "original_max_position_embeddings": 4096,
+            },
+            Source(
+                "transformers",
+                "GptOssConfig's default rope_parameters, in a class that names openai/gpt-oss-20b as its "
+                "checkpoint; the released config.json was not read here",
+                confirmed=False,
+            ),
+        ),
+        head_dim=(
+            64,
+            Source(
+                "transformers",
+                "GptOssConfig.head_dim, in a class that names openai/gpt-oss-20b as its checkpoint; the released "
+                "config.json was not read here",
+                confirmed=False,
+            ),
+        ),
+        num_hidden_layers=(
+            24,
+            Source("gptoss", "the architecture section: 24 layers for gpt-oss-20b, 36 for gpt-oss-120b"),
+        ),
+        sliding_window=(128, Source("gptoss", "the architecture section: the banded attention's window of 128 tokens")),
+        global_period=(2, Source("gptoss", "the architecture section: banded and dense layers alternate")),
+    ),
+    _record(
+        "smollm3-3b",
+        "SmolLM3 3B",
+        "decoder",
+        family="SmolLM3",
+        rope_theta=(
+            5_000_000.0,
+            Source(
+                "smollm3",
+                "Long Context extension: the last stage, from 32k to 64k tokens, raises the RoPE theta to 5M "
+                "(SmolLM3Config's default, 2,000,000, is not this value)",
+            ),
+        ),
+        no_rope_layer_interval=(4, Source("smollm3", "Architecture and training details: no RoPE in every 4th layer")),
+        num_hidden_layers=(
+            36,
+            Source(
+                "transformers",
+                "SmolLM3Config.num_hidden_layers, in a class that names HuggingFaceTB/SmolLM3-3B as its checkpoint; "
+                "the released config.json was not read here",
+                confirmed=False,
+            ),
+        ),
+    ),
+    _record(
         "modernbert-base",
         "ModernBERT-base",
         "encoder",
+        family="ModernBERT",
         rope_theta=(160_000.0, _config("modernbert", _MODERNBERT_BASE, "global_rope_theta")),
         local_rope_theta=(10_000.0, _config("modernbert", _MODERNBERT_BASE, "local_rope_theta")),
         num_hidden_layers=(22, _config("modernbert", _MODERNBERT_BASE, "num_hidden_layers")),

@@ -65,6 +65,9 @@ BUDGETS = {
     "/api/source/lie_groups/": Budget(elements=4_450, bytes=545_000, scripts=9),
     "/api/source/long_context/": Budget(elements=3_600, bytes=490_000, scripts=9),
     "/api/source/mrope/": Budget(elements=3_750, bytes=490_000, scripts=9),  # 3,394
+    # The released models' records (issue 44): 2,802 elements and 461,719 bytes with nine records;
+    # the room is for the records still to come.
+    "/api/source/models/": Budget(elements=3_900, bytes=530_000, scripts=9),
     # 5,716 elements with the translucent diverging map, the cell labels' inks and the method colours.
     "/api/source/plotting/": Budget(elements=6_300, bytes=560_000, scripts=9),
     "/api/source/registry/": Budget(elements=1_500, bytes=430_000, scripts=9),

@@ -677,9 +677,6 @@ def rope_base_all_pass_bound(
         raise ValueError(f"rtol must be between 1e-12 and 1 (a relative step of the base), got {tolerance:g}")
     pairs = dim // 2
     _checks.elements("context_length and head_dim", length + 1, pairs)
-    exponents = -2.0 * np.arange(pairs) / dim
-    least_first_pair = float(np.cos(np.arange(length + 1, dtype=np.float64)).min())
-
     if (length + 1) * pairs > BOUND_COSINES:
         # The same limit as rope_base_lower_bound's: each trial base costs work in proportion to this
         # product, and a scan tries up to thousands of bases.
@@ -687,6 +684,9 @@ def rope_base_all_pass_bound(
             f"context_length and head_dim: (context_length + 1) * head_dim / 2 must be <= {BOUND_COSINES} (2**21, "
             f"a few seconds in all), got {(length + 1) * pairs}"
         )
+    exponents = -2.0 * np.arange(pairs) / dim
+    least_first_pair = float(np.cos(np.arange(length + 1, dtype=np.float64)).min())
+
     def certified(base: float) -> bool:
         # The lower bound on B over every base from `base` up and every m <= length (docstring).
         phases = length * base ** exponents[1:]
@@ -729,12 +729,12 @@ def rope_base_all_pass_bound(
     return high
 
 
-
-def llama4_query_scale(
-    positions: ArrayLike, *, floor_scale: int = 8192, attn_scale: float = 0.1
 # ---------------------------------------------------------------------------------------
 # Temperature laws
 
+
+def llama4_query_scale(
+    positions: ArrayLike, *, floor_scale: int = 8192, attn_scale: float = 0.1
 ) -> NDArray[np.float64]:
     """Llama 4's attention temperature: ``ln(floor((t + 1) / floor_scale) + 1) * attn_scale + 1``.
 

@@ -197,3 +197,44 @@ def test_path_refuses_a_zero_direction_and_a_beta_beyond_two():
         posenc.path_scores(q, q, [[1.0, 0.0], [0.0, 0.0]], [1.0, 1.0])
     with pytest.raises(ValueError, match=r"betas must lie in \[0, 2\]"):
         posenc.path_scores(q, q, q, [1.0, 2.5])
+
+
+# ---------------------------------------------------------------------------------------
+# Long sequences: formed a block of queries at a time, each row still its definition
+
+
+def test_a_long_forgetting_bias_is_each_segment_sum_on_both_sides_of_a_block_boundary():
+    """Rows are summed in blocks of about 2**18 elements: n = 700 makes two blocks (374 rows in the
+    first); rows on both sides of the boundary, and the last, are their segments' exact sums."""
+    logs = -rng.uniform(0.0, 3.0, size=700)
+    logs[5] = -1e16  # before the boundary: a running sum's difference would lose every later bias
+    bias = posenc.forgetting_bias(logs, log=True)
+    for i in (0, 373, 374, 375, 699):
+        for j in range(i + 1):
+            expected = math.fsum(logs[j + 1 : i + 1])
+            assert bias[i, j] == pytest.approx(expected, rel=700 * 2.0**-52, abs=1e-300)
+        assert np.all(bias[i, i + 1 :] == -math.inf)
+
+
+def _stick_row(z: np.ndarray, i: int, attend_current: bool) -> list[float]:
+    """Row i of stick_breaking_weights from its definition, the nearest key first: beta_j times the
+    product of (1 - beta_k) over the keys k between j and the query."""
+    beta = (1.0 / (1.0 + np.exp(-z[i]))).tolist()
+    last = i if attend_current else i - 1
+    row, left = [0.0] * z.shape[-1], 1.0
+    for j in range(last, -1, -1):
+        row[j] = beta[j] * left
+        left *= 1.0 - beta[j]
+    return row
+
+
+@pytest.mark.parametrize("attend_current", [False, True])
+def test_long_stick_breaking_rows_match_their_definition_on_both_sides_of_a_block_boundary(attend_current):
+    """n = 600 makes two blocks of queries (436 in the first)."""
+    z = rng.standard_normal((600, 600)) * 0.1 - 4.0  # small betas: the sticks last the whole row
+    weights = posenc.stick_breaking_weights(z, attend_current=attend_current)
+    remainder = posenc.stick_breaking_remainder(z, attend_current=attend_current)
+    for i in (1, 435, 436, 437, 599):
+        expected = _stick_row(z, i, attend_current)
+        np.testing.assert_allclose(weights[i], expected, rtol=1e-11, atol=1e-300)
+        assert remainder[i] == pytest.approx(1.0 - math.fsum(expected), rel=1e-10)

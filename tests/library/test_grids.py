@@ -358,3 +358,26 @@ def test_resample_errors_name_the_argument_and_the_rule(rng):
         grids.resample_patch_table(table, (3, 3), convention="bilinear", old_grid=(2, 5))
     with pytest.raises(ValueError, match=r"new must be the size PyTorch makes from scale_factor, floor\(old \* "):
         grids.resample_weights(4, 8, scale_factor=1.9)
+
+
+def _plain_row(old: int, new: int, i: int) -> list[float]:
+    """Output i of PyTorch's plain bicubic resize from resample_weights' docstring: four taps around
+    ``scale (i + 1/2) - 1/2``, floored after rounding to float32, clamped to the border, a = -0.75."""
+    source = old / new * (i + 0.5) - 0.5
+    index = min(math.floor(np.float32(source)), old - 1)
+    t = min(max(source - index, 0.0), 1.0)
+    row = [0.0] * old
+    for step, distance in zip(range(-1, 3), (t + 1.0, t, 1.0 - t, (1.0 - t) + 1.0)):
+        row[min(max(index + step, 0), old - 1)] += _keys(distance, -0.75)
+    return row
+
+
+@pytest.mark.parametrize("old", [1, 3, 40])
+def test_a_tall_weight_matrix_is_built_in_blocks_with_every_row_its_own(old):
+    """Outputs are formed in blocks of 8192: rows on both sides of a boundary, and the last, are each
+    the four taps of their own source point; every row sums to 1 (antialiased too)."""
+    new = 20001
+    weights = grids.resample_weights(old, new)
+    for i in (0, 8191, 8192, 16384, new - 1):
+        np.testing.assert_allclose(weights[i], _plain_row(old, new, i), rtol=1e-15, atol=1e-16)
+    np.testing.assert_allclose(grids.resample_weights(old, new, antialias=True).sum(axis=1), 1.0, rtol=1e-14)

@@ -27,9 +27,10 @@ nothing about a zero ``relativity_error`` on a finite set or a grid of positions
 
 The exponential: NumPy has no ``expm``. For a real skew-symmetric ``A``, ``H = i A`` is
 Hermitian, so ``numpy.linalg.eigh`` gives ``H = V diag(lambda) V^H`` with real ``lambda``, and
-``exp(A) = exp(-i H) = V diag(exp(-i lambda)) V^H``, whose real part is formed from real products
-of the real and imaginary parts of V (its imaginary part, rounding, is never formed). The result is orthogonal to within about ``1e-15 d``, and each entry is within
-about ``1e-15`` times the spectral norm of ``A`` of the exact one (eigh's backward error).
+``exp(A) = exp(-i H) = V diag(exp(-i lambda)) V^H``, whose real part is formed from real
+products of the real and imaginary parts of V (its imaginary part, rounding, is never formed).
+The result is orthogonal to within about ``1e-15 d``, and each entry is within about ``1e-15``
+times the spectral norm of ``A`` of the exact one (eigh's backward error).
 
 Arguments: generators are a finite real array of shape ``(k, d, d)``, each skew-symmetric to
 within ``SKEW_TOLERANCE`` times its largest entry; ``d`` is at most ``MAX_LIE_WIDTH``. An

@@ -88,7 +88,7 @@ def mrope_axes(head_dim: int, sections: ArrayLike, *, axis_layout: str = "chunke
     ``sections[0]`` pairs (the fastest) to the temporal axis, the next ``sections[1]`` to height
     and the last ``sections[2]`` to width. "interleaved" (Qwen3-VL) gives height the pairs
     1, 4, 7, ... (``sections[1]`` of them) and width the pairs 2, 5, 8, ... (``sections[2]``),
-    and every other pair to the temporal axis: pairs 0, 3, 6, ... and all pairs past the
+    and every remaining pair to the temporal axis: pairs 0, 3, 6, ... and all pairs past the
     interleaved run. So each axis sees fast and slow frequencies alike. transformers reads only
     ``sections[1]`` and ``sections[2]`` here; posenc asks that the height and width runs fit
     inside the pairs, so that each axis gets exactly its section.

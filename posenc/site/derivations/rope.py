@@ -382,8 +382,8 @@ def check_rope_position_interpolation(rng: np.random.Generator) -> None:
         r" = \frac{\theta_{d/2-1}}{s}"
     ),
     summary=r"Raising the RoPE base to $b\,s^{d/(d-2)}$ (NTK-aware scaling, proposed by bloc97, Bowen Peng, and "
-    r"defined formally in the YaRN paper he led) leaves pair $0$ unchanged, divides the last pair's frequency by "
-    r"exactly $s$, and slows the pairs between geometrically.",
+    r"defined formally in the YaRN paper, of which he is the first author) leaves pair $0$ unchanged, divides the "
+    r"last pair's frequency by exactly $s$, and slows the pairs between geometrically.",
     assumptions=(r"$b > 0$ the base, $s > 0$ the scale", r"$d > 2$ even", r"$\theta_r = b^{-2r/d}$"),
     steps=(
         r"With the new base, "

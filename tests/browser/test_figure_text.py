@@ -9,9 +9,10 @@ one ``<tspan>`` per run of one size, so a subscript is measured at its own size)
 figure displays at that width is measured; a figure that carries a layout for another width has
 it hidden (``display: none``), which is what the page's CSS chooses by media query.
 
-One tab per scheme and width goes from page to page, as a reader's would, with the page's own
-scripts running (the explainer's static figures, which stand in for its panels without
-JavaScript, are hidden then, and are measured on their own figure pages).
+One tab per scheme goes from page to page, as a reader's would, with the page's own scripts
+running (the explainer's static figures, which stand in for its panels without JavaScript, are
+hidden then, and are measured on their own figure pages); each page is measured in the desktop
+window, then narrowed to the phone's.
 """
 
 from __future__ import annotations
@@ -92,24 +93,32 @@ def pages_with_figures(site_paths, site_dir) -> list[str]:
 
 @pytest.fixture(scope="module")
 def measured(browser, base_url, pages_with_figures):
-    """measured(scheme, width): FIGURE_TEXT on every page with figures, by path (each load made once)."""
+    """measured(scheme, width): FIGURE_TEXT on every page with figures, by path. Each page is
+    loaded once per scheme, in the desktop window, and measured there and again once the window
+    is narrowed to the phone's: the page's CSS picks each figure's layout by the window's width,
+    so the narrowed page shows what a phone's load of it shows (a load costs far more than a
+    new layout)."""
     cache: dict[tuple[str, str], dict[str, list[dict]]] = {}
 
     def measure(scheme: str, width: str) -> dict[str, list[dict]]:
         if (scheme, width) not in cache:
-            context = new_context(browser, scheme, viewport=VIEWPORTS[width])
+            context = new_context(browser, scheme, viewport=VIEWPORTS["desktop"])
             page = context.new_page()
-            found = {}
+            found: dict[str, dict[str, list[dict]]] = {name: {} for name in VIEWPORTS}
             try:
                 for path in pages_with_figures:
+                    page.set_viewport_size(VIEWPORTS["desktop"])
                     page.goto(base_url + path, wait_until="load")
                     page.evaluate("() => document.fonts.ready")
                     page.evaluate(DRAW_SKIPPED)  # figures far below are laid out as they are once scrolled to
-                    page.evaluate(NEXT_FRAME)
-                    found[path] = page.evaluate(FIGURE_TEXT)
+                    for name in ("desktop", "phone"):
+                        page.set_viewport_size(VIEWPORTS[name])
+                        page.evaluate(NEXT_FRAME)
+                        found[name][path] = page.evaluate(FIGURE_TEXT)
             finally:
                 context.close()
-            cache[scheme, width] = found
+            for name, pages in found.items():
+                cache[scheme, name] = pages
         return cache[scheme, width]
 
     return measure

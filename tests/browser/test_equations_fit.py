@@ -1,13 +1,14 @@
 """Every display equation fits its column on a phone (390 x 844) and on a laptop (1280 x 800), or is
 one of the few named here that scroll on a phone, and those show that they continue.
 
-Each page with display math is loaded at both sizes (the layout does not depend on the colour
-scheme, so in the light one). An equation fits when its box does not scroll and nothing of it
-lies left of the box (a centred line wider than its box would be cut there, out of reach of the
-scroll bar). An equation that scrolls must be named in SCROLLS_ON_A_PHONE and must show the
-cue: with its glyphs hidden, the box's own background is darker at the edge that has more to
-show than at the other edge, at both ends of the scroll. It is a tab stop with a name. Inline
-formulas stay inside the column, and a short one is never split over two lines.
+Each page with display math is loaded once and read at both sizes, the laptop's first (the layout
+does not depend on the colour scheme, so in the light one). An equation fits when its box does not
+scroll and nothing of it lies left of the box (a centred line wider than its box would be cut
+there, out of reach of the scroll bar). An equation that scrolls must be named in
+SCROLLS_ON_A_PHONE and must show the cue: with its glyphs hidden, the box's own background is
+darker at the edge that has more to show than at the other edge, at both ends of the scroll. It
+is a tab stop with a name. Inline formulas stay inside the column, and a short one is never split
+over two lines.
 """
 
 from __future__ import annotations
@@ -97,12 +98,10 @@ def _edges(page, index: int, to_end: bool) -> tuple[float, float]:
     return darkness(0), darkness(width - EDGE)
 
 
-def _check_page(page, base_url: str, path: str, viewport: str) -> tuple[list[str], set[str]]:
-    """Problems with the equations of ``path`` in the page's current window, and the IDs that scroll."""
-    page.goto(base_url + path, wait_until="load")
-    page.evaluate("() => document.fonts.ready")
-    page.evaluate(DRAW_SKIPPED)
-    page.evaluate(AFTER_DRAWING)
+def _check_page(page, path: str, viewport: str) -> tuple[list[str], set[str]]:
+    """Problems with the equations of ``path``, loaded in ``page``, in the page's current window,
+    and the IDs that scroll."""
+    page.evaluate(AFTER_DRAWING)  # the page's resize handlers have measured the boxes in this window
     problems, scrolling = [], set()
     inline = page.evaluate(INLINE, SHORT_INLINE)
     if inline["beyond"]:
@@ -142,16 +141,25 @@ def test_every_equation_fits_or_scrolls_with_a_cue(browser, base_url, site_dir, 
     assert len(pages) > 40, "the site shows display math on its articles and on every derivation's page"
     problems: list[str] = []
     scrolling: set[str] = set()
-    for viewport, window in (("phone", PHONE), ("laptop", LAPTOP)):
-        context = new_context(browser, "light", viewport=window)
-        page = context.new_page()
-        try:
-            for path in pages:
-                found, ids = _check_page(page, base_url, path, viewport)
+    # Each page is loaded once, checked in the laptop's window and then narrowed to the phone's
+    # (the layout follows the window's width through the CSS and the page's resize handlers, which
+    # _check_page lets run): the phone's check goes last, as it scrolls the boxes that scroll.
+    context = new_context(browser, "light", viewport=LAPTOP)
+    page = context.new_page()
+    try:
+        for path in pages:
+            page.goto("about:blank")  # the last page, narrowed, is not laid out again in the laptop's window
+            page.set_viewport_size(LAPTOP)
+            page.goto(base_url + path, wait_until="load")
+            page.evaluate("() => document.fonts.ready")
+            page.evaluate(DRAW_SKIPPED)
+            for viewport, window in (("laptop", LAPTOP), ("phone", PHONE)):
+                page.set_viewport_size(window)
+                found, ids = _check_page(page, path, viewport)
                 problems += found
                 scrolling |= ids if viewport == "phone" else set()
-        finally:
-            context.close()
+    finally:
+        context.close()
     assert not problems, "\n".join(problems)
     # The list names only equations that do scroll, so it cannot outlive a statement that was fixed.
     assert scrolling == SCROLLS_ON_A_PHONE, f"allowed to scroll but fits: {sorted(SCROLLS_ON_A_PHONE - scrolling)}"

@@ -64,7 +64,7 @@ step = @printf '\n==> %s\n' $(1)
 require = @command -v $(1) >/dev/null 2>&1 || { printf '%s\n' "$(1) is not installed or not on PATH: $(2)" >&2; exit 1; }
 NODE_HELP := install Node.js 20 with npm (Debian: apt-get install nodejs npm); KaTeX runs on it to render the math
 
-.PHONY: all figures verify site pdf serve lint test test-lib bench clean help FORCE
+.PHONY: all figures verify site pdf serve lint test test-lib test-site bench clean help FORCE
 
 all: site pdf ## Build everything: venv, figures, derivations, site/ and its PDF (the default)
 
@@ -177,10 +177,19 @@ test: lint all ## Lint, then run every test, browser tests included
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --junitxml=$(TEST_REPORT)
 
 # The loop while working on posenc/: its tests and proofs need neither the site nor Chromium,
-# so they run in seconds without building anything first (`make test` still runs them all).
+# so they run in seconds without building anything first (`make test` still runs them all). A file
+# goes to one worker whole, so each proof runs once (tests/library/test_derivations.py's `proved`).
 test-lib: $(VENV_STAMP) ## Run the library and proof tests alone (tests/library, posenc's doctests): no build
 	$(call step,"running the library and proof tests")
-	$(PY) -m pytest tests/library posenc
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile tests/library posenc
+
+# The checks of the built site that need no browser: the hooks, the built files, the panels'
+# arithmetic in Node. The figures' second render (every script run again, to hold a render to
+# the bytes of the last) builds rather than reads, so it is left to `make test`.
+SECOND_RENDER := tests/built_site/test_figures.py::test_output_is_small_described_and_deterministic
+test-site: all ## Run the checks of the built site that need no browser (tests/hooks, tests/built_site, tests/javascript)
+	$(call step,"checking the built site without a browser")
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile tests/hooks tests/built_site tests/javascript --deselect $(SECOND_RENDER)
 
 # The comparison with the libraries themselves (torch CPU, transformers, timm's layers, torchscale's xPos,
 # x-transformers, vit-pytorch's 2-D sin-cos table, fla-core's reference attention) has its own environment,

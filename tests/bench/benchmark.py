@@ -11,7 +11,10 @@ Measured in one run so ratios compare like with like:
   * the explainer's input-to-readout time per slider, measured in headless Chromium;
   * the test suite's time from start to end and its slowest files and tests, from the JUnit report
     of the last `make test` (each test's time includes setting up what it is the first to use on its
-    worker: the browser, the page visits).
+    worker: the browser, the page visits);
+  * the test tiers beside the builds: `make test-lib` and `make test-site` timed in this run, and
+    the last `make test` from its report, each also as a multiple of the clean build, so a suite
+    that grows slower than the site shows as a ratio that grows.
 """
 
 from __future__ import annotations
@@ -53,11 +56,12 @@ def matplotlib_import_seconds() -> float:
     return with_mpl - bare
 
 
-def print_test_report(report: pathlib.Path, slowest: int = 15) -> None:
-    """The suite's time by test file and its slowest tests, from a pytest JUnit XML report."""
+def print_test_report(report: pathlib.Path, slowest: int = 15) -> float | None:
+    """The suite's time by test file and its slowest tests, from a pytest JUnit XML report; returns
+    the run's time from start to end (None without a report)."""
     if not report.is_file():
         print(f"\ntest suite: no report at {report} (`make test` writes it)")
-        return
+        return None
     tree = ElementTree.parse(report)
     cases = [
         (case.get("classname", ""), case.get("name", ""), float(case.get("time", 0))) for case in tree.iter("testcase")
@@ -77,6 +81,16 @@ def print_test_report(report: pathlib.Path, slowest: int = 15) -> None:
     print(f"slowest {slowest} tests (setup included)")
     for classname, name, seconds in sorted(cases, key=lambda case: -case[2])[:slowest]:
         print(f"  {seconds:7.1f}  {classname}::{name}")
+    return wall
+
+
+def timed_tier(target: str) -> tuple[float, str]:
+    """Run the test tier ``target`` (a make target) and return its time and how it ended: a failing
+    tier still has a time, so it is printed, not fatal."""
+    start = time.perf_counter()
+    result = subprocess.run(["make", "--no-print-directory", target], cwd=ROOT, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    return elapsed, "passed" if result.returncode == 0 else f"FAILED (exit {result.returncode})"
 
 
 def main() -> None:
@@ -89,7 +103,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     print("posenc benchmark (seconds unless stated; 2-core machine, one run)")
-    print_test_report(args.test_report)  # first: the clean build below removes build/, the report with it
+    # First: the clean build below removes build/, the report with it.
+    suite_seconds = print_test_report(args.test_report)
     print()
 
     # The same steps timed in four situations: a regression shows as a column growing against the others.
@@ -134,6 +149,16 @@ def main() -> None:
     print(
         f"\nno-op make          {noop_seconds:7.2f}  (target < 1 s; rendered {len(PROGRESS.findall(noop_out))} figures)"
     )
+
+    # The README's loops: `make test-lib` promises seconds with nothing built, `make test-site` about
+    # a minute after `make`, `make test` minutes (timed from its last report: it is not run here).
+    print("\ntest tiers (seconds, and as a multiple of the clean build's sum)")
+    tiers = [(target, *timed_tier(target)) for target in ("test-lib", "test-site")]
+    if suite_seconds is not None:
+        tiers.append(("test (last report)", suite_seconds, "as reported"))
+    for target, seconds, ended in tiers:
+        print(f"  make {target:<20} {seconds:8.1f}  {seconds / clean:7.2f}x  {ended}")
+    print("  targets: test-lib 30 s, test-site 60 s, test 450 s (2 cores)")
 
     import_seconds = matplotlib_import_seconds()
     floor = import_seconds + sum(draws.values())

@@ -45,14 +45,20 @@ def make_variable(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path]:
-    """Two renders of every figure: the one `make` made (the figures the site shows, refused if
-    any is stale by make's own rule) and a fresh one into a new folder."""
-    built = ROOT / FIGURE_DIR
+def built() -> pathlib.Path:
+    """The render `make` made: the figures the site shows, refused if any is stale by make's own rule."""
+    folder = ROOT / FIGURE_DIR
     depends = [ROOT / name for name in make_variable("FIGURE_INPUTS").split() + [make_variable("VENV_STAMP")]]
-    stale = render.stale(SCRIPTS, built, depends)
+    stale = render.stale(SCRIPTS, folder, depends)
     if stale:
         pytest.fail(f"figures older than their scripts or inputs: {[s.stem for s in stale]}; run `make`")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def rendered(built, tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path]:
+    """Two renders of every figure: the one `make` made and a fresh one into a new folder (every
+    script run again: `make test-site` leaves the one test that needs it to `make test`)."""
     fresh = tmp_path_factory.mktemp("fresh")
     assert render.render(SCRIPTS, fresh) == [], "a figure script failed (see the output above)"
     return built, fresh
@@ -109,10 +115,9 @@ def test_output_is_small_described_and_deterministic(rendered, script):
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
-def test_every_layout_is_legible_where_the_page_shows_it(rendered, script):
+def test_every_layout_is_legible_where_the_page_shows_it(built, script):
     """Text of 11 px or more at the drawn size, and a figure wider than a phone's column has a
     narrow layout no wider than that column: the page never shows a layout shrunk."""
-    built = rendered[0]
     phone = round(plotting.NARROW_WIDTH * plotting.PX_PER_INCH)
     for layout in layouts_of(script.stem, built):
         meta_path, svg_path = figure_files(script.stem, built, layout)
@@ -249,11 +254,11 @@ def test_every_width_has_one_colour_in_every_figure(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
-def test_output_is_drawn_for_the_page(rendered, script):
+def test_output_is_drawn_for_the_page(built, script):
     """Text is text in the site's typeface, black and white are the page's colours, ids are the figure's own
     (each layout's: the narrow layout shares the page with the wide one)."""
-    for layout in layouts_of(script.stem, rendered[0]):
-        text = figure_files(script.stem, rendered[0], layout)[1].read_text()
+    for layout in layouts_of(script.stem, built):
+        text = figure_files(script.stem, built, layout)[1].read_text()
         root = ElementTree.fromstring(text)
         assert root.get("font-family") == plotting.SITE_FONT and root.get("fill") == "currentColor"
         assert any(element.tag == f"{SVG}text" and "".join(element.itertext()).strip() for element in root.iter())

@@ -58,11 +58,13 @@ BUDGETS = {
     # elements, long_context 3,238, relative 6,403 and 551,683 bytes (its blocked gathers and stable forms).
     # rope_base_all_pass_bound and its proved ceiling, and layer_schedule's global_position (issue 44).
     "/api/source/architectures/": Budget(elements=6_500, bytes=575_000, scripts=9),  # 5,915
-    "/api/source/data_dependent/": Budget(elements=2_700, bytes=490_000, scripts=9),  # 2,435; 442,494
+    # 2,435 elements; 2,873 once FoX's bias sums each row outward and stick-breaking works in blocks (issue 45).
+    "/api/source/data_dependent/": Budget(elements=3_150, bytes=490_000, scripts=9),
     "/api/source/encodings/": Budget(elements=2_250, bytes=450_000, scripts=9),
     "/api/source/grids/": Budget(elements=5_000, bytes=565_000, scripts=9),  # 4,530; 510,664
-    # 2,729 elements and 452,444 bytes; 4,036 and 496,078 with ComRoPE's three functions.
-    "/api/source/lie_groups/": Budget(elements=4_450, bytes=545_000, scripts=9),
+    # 2,729 elements and 452,444 bytes; 4,036 and 496,078 with ComRoPE's three functions; 4,570 with
+    # rotations formed a few at a time and the work limits (issue 45).
+    "/api/source/lie_groups/": Budget(elements=5_000, bytes=545_000, scripts=9),
     "/api/source/long_context/": Budget(elements=3_600, bytes=490_000, scripts=9),
     "/api/source/mrope/": Budget(elements=3_750, bytes=490_000, scripts=9),  # 3,394
     # The released models' records (issue 44): 2,802 elements and 461,719 bytes with nine records;

@@ -520,6 +520,33 @@ def mla_scores(
 BOUND_COSINES = 2**21
 
 
+def _bound_arguments(
+    context_length: Any, head_dim: Any, grid_ratio: Any, rtol: Any
+) -> tuple[int, int, float, float, NDArray[np.float64]]:
+    """The checked arguments of the two base bounds, and the exponents ``-2 i / head_dim`` of their pairs.
+
+    Both scans try up to thousands of bases at a cost in proportion to ``(context_length + 1) *
+    head_dim / 2`` each, so that product is limited to ``BOUND_COSINES``, refused at once beyond."""
+    length = _checks.integer("context_length", context_length, minimum=2)
+    dim = _checks.width(head_dim, name="head_dim")
+    if dim < 4:
+        raise ValueError(f"head_dim must be >= 4 (with one pair, B(2) = cos 2 < 0 at every base), got {dim}")
+    ratio = _checks.real("grid_ratio", grid_ratio)
+    if not 1.001 <= ratio <= 2.0:
+        raise ValueError(f"grid_ratio must be between 1.001 and 2 (the step of the scan over bases), got {ratio:g}")
+    tolerance = _checks.real("rtol", rtol)
+    if not 1e-12 <= tolerance <= 1.0:
+        raise ValueError(f"rtol must be between 1e-12 and 1 (a relative step of the base), got {tolerance:g}")
+    pairs = dim // 2
+    _checks.elements("context_length and head_dim", length + 1, pairs)
+    if (length + 1) * pairs > BOUND_COSINES:
+        raise ValueError(
+            f"context_length and head_dim: (context_length + 1) * head_dim / 2 must be <= {BOUND_COSINES} (2**21 "
+            f"cosines per trial base, a few seconds in all), got {(length + 1) * pairs}"
+        )
+    return length, dim, ratio, tolerance, -2.0 * np.arange(pairs) / dim
+
+
 def rope_base_lower_bound(
     context_length: int, head_dim: int, *, grid_ratio: float = 1.005, rtol: float = 1e-6
 ) -> float:
@@ -550,24 +577,8 @@ def rope_base_lower_bound(
     >>> bool(min(posenc.kernel(range(65), 8, base=bound)) >= 0)
     True
     """
-    length = _checks.integer("context_length", context_length, minimum=2)
-    dim = _checks.width(head_dim, name="head_dim")
-    if dim < 4:
-        raise ValueError(f"head_dim must be >= 4 (with one pair, B(2) = cos 2 < 0 at every base), got {dim}")
-    ratio = _checks.real("grid_ratio", grid_ratio)
-    if not 1.001 <= ratio <= 2.0:
-        raise ValueError(f"grid_ratio must be between 1.001 and 2 (the step of the scan over bases), got {ratio:g}")
-    tolerance = _checks.real("rtol", rtol)
-    if not 1e-12 <= tolerance <= 1.0:
-        raise ValueError(f"rtol must be between 1e-12 and 1 (a relative step of the base), got {tolerance:g}")
+    length, dim, ratio, tolerance, exponents = _bound_arguments(context_length, head_dim, grid_ratio, rtol)
     pairs = dim // 2
-    _checks.elements("context_length and head_dim", length + 1, pairs)
-    if (length + 1) * pairs > BOUND_COSINES:
-        raise ValueError(
-            f"context_length and head_dim: (context_length + 1) * head_dim / 2 must be <= {BOUND_COSINES} (2**21 "
-            f"cosines per trial base, a few seconds in all), got {(length + 1) * pairs}"
-        )
-    exponents = -2.0 * np.arange(pairs) / dim
     block = max(1, 2**16 // pairs)
     # Neighbouring bases fail at nearby distances, so each trial looks first at this many
     # distances around the one where the previous base failed: most trials stop there, at a
@@ -665,26 +676,7 @@ def rope_base_all_pass_bound(
     >>> all(min(posenc.kernel(range(65), 8, base=threshold * k)) >= 0 for k in (1.0, 1.5, 3.0, 1e3))
     True
     """
-    length = _checks.integer("context_length", context_length, minimum=2)
-    dim = _checks.width(head_dim, name="head_dim")
-    if dim < 4:
-        raise ValueError(f"head_dim must be >= 4 (with one pair, B(2) = cos 2 < 0 at every base), got {dim}")
-    ratio = _checks.real("grid_ratio", grid_ratio)
-    if not 1.001 <= ratio <= 2.0:
-        raise ValueError(f"grid_ratio must be between 1.001 and 2 (the step of the scan over bases), got {ratio:g}")
-    tolerance = _checks.real("rtol", rtol)
-    if not 1e-12 <= tolerance <= 1.0:
-        raise ValueError(f"rtol must be between 1e-12 and 1 (a relative step of the base), got {tolerance:g}")
-    pairs = dim // 2
-    _checks.elements("context_length and head_dim", length + 1, pairs)
-    if (length + 1) * pairs > BOUND_COSINES:
-        # The same limit as rope_base_lower_bound's: each trial base costs work in proportion to this
-        # product, and a scan tries up to thousands of bases.
-        raise ValueError(
-            f"context_length and head_dim: (context_length + 1) * head_dim / 2 must be <= {BOUND_COSINES} (2**21, "
-            f"a few seconds in all), got {(length + 1) * pairs}"
-        )
-    exponents = -2.0 * np.arange(pairs) / dim
+    length, dim, ratio, tolerance, exponents = _bound_arguments(context_length, head_dim, grid_ratio, rtol)
     least_first_pair = float(np.cos(np.arange(length + 1, dtype=np.float64)).min())
 
     def certified(base: float) -> bool:

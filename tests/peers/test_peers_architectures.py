@@ -338,17 +338,13 @@ def test_deepseek_v3_attention_logits_are_mla_scores(monkeypatch, interleave, ro
     np.testing.assert_allclose(logits, ours, atol=1e-5 * np.abs(ours).max())
 
 
-# Kimi K2's position settings, from the configuration released with Kimi-K2-Instruct: a larger base
-# than DeepSeek-V3's and YaRN at factor 32 over 4,096 positions, with both ramp bounds at 1.
+# Kimi K2's position settings, from its record (posenc.models): a larger base than DeepSeek-V3's and
+# YaRN at factor 32 over 4,096 positions, with both ramp bounds at 1; as transformers reads them.
+KIMI_K2 = posenc.models.model("kimi-k2")
 KIMI_K2_ROPE = {
-    "rope_type": "yarn",
-    "rope_theta": 50000.0,
-    "factor": 32.0,
-    "original_max_position_embeddings": 4096,
-    "beta_fast": 1.0,
-    "beta_slow": 1.0,
-    "mscale": 1.0,
-    "mscale_all_dim": 1.0,
+    "rope_type": KIMI_K2["rope_scaling"]["type"],
+    "rope_theta": KIMI_K2["rope_theta"],
+    **{key: value for key, value in KIMI_K2["rope_scaling"].items() if key != "type"},
 }
 
 
@@ -370,7 +366,7 @@ def test_kimi_k2_latent_cache_and_yarn_scales():
     of heads; its softmax scale is ``posenc.mla_softmax_scale`` (``mscale ** 2`` at factor 32); its rotary
     embedding's inverse frequencies and attention factor are ``posenc.yarn_frequencies``' with the two ramp bounds
     equal."""
-    rank, rope_dim, nope, n = 512, 64, 128, 5
+    rank, rope_dim, nope, n = KIMI_K2["kv_lora_rank"], KIMI_K2["qk_rope_head_dim"], 128, 5
     yarn = {k: v for k, v in KIMI_K2_ROPE.items() if k not in ("rope_type", "rope_theta")}
     inv_freq, attention_factor = posenc.yarn_frequencies(rope_dim, base=KIMI_K2_ROPE["rope_theta"], **yarn)
     per_token = []

@@ -274,7 +274,7 @@ def test_plain_bicubic_floors_the_source_index_in_float32_like_torch(rng):
     old, new = 2**24 + 5, 7
     values = rng.standard_normal(old)
     theirs = F.interpolate(torch.from_numpy(values)[None, None, :, None], size=(new, 1), mode="bicubic").numpy()
-    taps, coefficients = grids._plain_taps(old, new, old / new)
+    taps, coefficients = grids._plain_taps(old, np.arange(new, dtype=np.float64), old / new)
     source = old / new * (np.arange(new) + 0.5) - 0.5
     assert np.any(np.floor(source.astype(np.float32)) != np.floor(source))  # the case the rounding decides
     np.testing.assert_allclose(theirs.ravel(), (coefficients * values[taps]).sum(axis=1), atol=1e-13)

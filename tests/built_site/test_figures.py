@@ -8,6 +8,7 @@ import json
 import pathlib
 import re
 import subprocess
+import sys
 import tokenize
 import xml.etree.ElementTree as ElementTree
 from html.parser import HTMLParser
@@ -60,7 +61,14 @@ def rendered(built, tmp_path_factory) -> tuple[pathlib.Path, pathlib.Path]:
     """Two renders of every figure: the one `make` made and a fresh one into a new folder (every
     script run again: `make test-site` leaves the one test that needs it to `make test`)."""
     fresh = tmp_path_factory.mktemp("fresh")
-    assert render.render(SCRIPTS, fresh) == [], "a figure script failed (see the output above)"
+    # In a process of its own, as make renders: this worker's earlier tests may have changed
+    # Matplotlib's settings, which the renderer's children would inherit.
+    run = subprocess.run(
+        [sys.executable, "-m", "posenc.site.render", "--out", str(fresh), *map(str, SCRIPTS)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, f"a figure script failed:\n{run.stderr[-3000:]}"
     return built, fresh
 
 

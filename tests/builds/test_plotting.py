@@ -636,6 +636,23 @@ def test_new_figure_draws_the_narrow_layout_for_a_phones_column(tmp_path):
     plotting.plt.close(fig)
 
 
+def test_a_wide_figure_drawn_after_a_narrow_one_is_laid_out_as_on_its_own(tmp_path):
+    # The narrow layout widens constrained layout's padding; a wide figure drawn later in the same
+    # process must not keep it (the figures' second render in a test worker once drew other bytes).
+    def wide_axes_box():
+        fig, ax = plotting.new_figure(aspect=0.4)
+        ax.set_ylabel("offset")
+        fig.canvas.draw()
+        box = tuple(ax.get_position().bounds)
+        plotting.plt.close(fig)
+        return box
+
+    alone = wide_axes_box()
+    with plotting.rendering(tmp_path / "x.py", {}, tmp_path, "narrow"):
+        plotting.plt.close(plotting.new_figure(aspect=0.4)[0])
+    assert wide_axes_box() == alone
+
+
 def test_a_figure_wider_than_a_phone_gets_a_narrow_layout_drawn_by_its_script(tmp_path):
     script = write_script(tmp_path, "two-panels", WIDE_SCRIPT)
     out = tmp_path / "out"

@@ -25,7 +25,7 @@ Every function checks its arguments through ``posenc._checks`` and names the off
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -547,6 +547,20 @@ def _bound_arguments(
     return length, dim, ratio, tolerance, -2.0 * np.arange(pairs) / dim
 
 
+def _bisect_bases(low: float, high: float, tolerance: float, feasible: Callable[[float], bool]) -> float:
+    """Bisect on ``ln base`` between a failing ``low`` and a passing ``high`` until they are within a
+    ratio of ``1 + tolerance``; the passing end."""
+    while high > low * (1.0 + tolerance):
+        middle = math.sqrt(low * high)
+        if middle <= low or middle >= high:
+            break
+        if feasible(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
 def rope_base_lower_bound(
     context_length: int, head_dim: int, *, grid_ratio: float = 1.005, rtol: float = 1e-6
 ) -> float:
@@ -612,15 +626,7 @@ def rope_base_lower_bound(
         low, high = high, high * ratio
         if high > 1e300:
             raise ValueError(f"context_length {length} needs a base beyond float64 at head_dim {dim}")
-    while high > low * (1.0 + tolerance):
-        middle = math.sqrt(low * high)
-        if middle <= low or middle >= high:
-            break
-        if feasible(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    return _bisect_bases(low, high, tolerance, feasible)
 
 
 def _bound_sums(exponents: NDArray[np.float64], base: float, length: int) -> NDArray[np.float64]:
@@ -710,15 +716,7 @@ def rope_base_all_pass_bound(
             low = trial
             break
         high = trial
-    while high > low * (1.0 + tolerance):
-        middle = math.sqrt(low * high)
-        if middle <= low or middle >= high:
-            break
-        if feasible(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    return _bisect_bases(low, high, tolerance, feasible)
 
 
 # ---------------------------------------------------------------------------------------

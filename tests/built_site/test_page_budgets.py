@@ -52,22 +52,22 @@ BUDGETS = {
     # architectures modules then took it to 7,050 elements and 646,091 bytes, and the figure
     # helper's translucent diverging map and method colours added about 1,000 bytes more; the Lie
     # group and data-dependent modules took it to 8,152 elements; the model records, the two placements of
-    # layer_schedule and rope_base_all_pass_bound (issue 44) to 9,194 elements and 738,383 bytes.
+    # layer_schedule and rope_base_all_pass_bound to 9,194 elements and 738,383 bytes.
     "/api/": Budget(elements=10_100, bytes=810_000, scripts=9),
     # The source pages grew with the argument checks against hostile input: encodings 2,040
     # elements, long_context 3,238, relative 6,403 and 551,683 bytes (its blocked gathers and stable forms).
-    # rope_base_all_pass_bound and its proved ceiling, and layer_schedule's global_position (issue 44).
+    # rope_base_all_pass_bound and its proved ceiling, and layer_schedule's global_position.
     "/api/source/architectures/": Budget(elements=6_500, bytes=575_000, scripts=9),  # 5,915
-    # 2,435 elements; 2,873 once FoX's bias sums each row outward and stick-breaking works in blocks (issue 45).
+    # 2,435 elements; 2,873 once FoX's bias sums each row outward and stick-breaking works in blocks.
     "/api/source/data_dependent/": Budget(elements=3_150, bytes=490_000, scripts=9),
     "/api/source/encodings/": Budget(elements=2_250, bytes=450_000, scripts=9),
     "/api/source/grids/": Budget(elements=5_000, bytes=565_000, scripts=9),  # 4,530; 510,664
     # 2,729 elements and 452,444 bytes; 4,036 and 496,078 with ComRoPE's three functions; 4,570 with
-    # rotations formed a few at a time and the work limits (issue 45).
+    # rotations formed a few at a time and the work limits.
     "/api/source/lie_groups/": Budget(elements=5_000, bytes=545_000, scripts=9),
     "/api/source/long_context/": Budget(elements=3_600, bytes=490_000, scripts=9),
     "/api/source/mrope/": Budget(elements=3_750, bytes=490_000, scripts=9),  # 3,394
-    # The released models' records (issue 44): 2,802 elements and 461,719 bytes with nine records;
+    # The released models' records: 2,802 elements and 461,719 bytes with nine records;
     # the room is for the records still to come.
     "/api/source/models/": Budget(elements=3_900, bytes=530_000, scripts=9),
     # 5,716 elements with the translucent diverging map, the cell labels' inks and the method colours.
@@ -82,7 +82,7 @@ BUDGETS = {
     "/deep-dive/": Budget(elements=13_200, bytes=1_150_000, scripts=9),
     # The index lists every entry: 3,050 elements and 490,196 bytes with the grids topic, 4,122
     # elements with the topic of today's models, 4,934 and 564,665 bytes with position from the data,
-    # 5,524 with the general MLA absorption entry's longer summary (issue 44).
+    # 5,524 with the general MLA absorption entry's longer summary.
     "/derivations/": Budget(elements=6_100, bytes=620_000, scripts=9),
     # The proof for any number of pairs: five steps of sums of exponentials and the Vandermonde step,
     # 5,474 elements and 561,825 bytes.

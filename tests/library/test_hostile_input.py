@@ -1092,7 +1092,7 @@ ISSUE_ERRORS = [
         "queries",
     ),
     (lambda: posenc.kerple_bias([0], [10], 1e307, 2.0), "overflowed", "r1"),
-    # A duration or a date is not a count, and a bool inside a list is not one either (issue 45).
+    # A duration or a date is not a count, and a bool inside a list is not one either.
     (lambda: posenc.sincos_2d_table(np.timedelta64(4), 3, 8, layout="mae"), "must be an integer", "rows"),
     (lambda: posenc.liere_generators(4, 2, seed=np.timedelta64(3)), "must be an integer", "seed"),
     (lambda: posenc.rope_frequencies(8, base=np.datetime64(10**4, "D")), "must be a real number", "base"),
@@ -1110,11 +1110,11 @@ ISSUE_ERRORS = [
         "must be a real number",
         "factor",
     ),
-    # What cannot finish at once is refused at once, naming the limit (issue 45: 2**20 tokens ran for hours).
+    # What cannot finish at once is refused at once, naming the limit (2**20 tokens once ran for hours).
     (lambda: posenc.rope_base_lower_bound(2**20, 128), r"must be <= 2097152 \(2\*\*21", "context_length"),
     (lambda: posenc.commutator_norm(np.zeros((2**12, 4, 4))), "too many for one call", "generators"),
     (lambda: posenc.lie_rotation(np.zeros((1, 256, 256)), np.zeros((3, 1))), "too many for one call", "positions"),
-    # A string is the wrong type of position ids, whatever its shape (issue 45).
+    # A string is the wrong type of position ids, whatever its shape.
     (lambda: posenc.mrope_phases("0 1 2", 8, [2, 1, 1]), "must hold integers", "position_ids"),
     # NaN: one rule, refused everywhere (rope passed it through before).
     (lambda: posenc.rope(np.array([[np.nan, 1.0]]), [0]), "must be finite", "x"),
